@@ -1,0 +1,47 @@
+-- 0000_init: the first schema of kurz.
+-- users: accounts (accounts mode); e-mails are stored trimmed and lower-cased.
+-- links: short_code holds custom codes of up to 32 characters; user_id is null for
+--   links made in open mode; `source` is the label given at creation, copied into
+--   each click record. The two *_newest indexes serve the newest-first list.
+-- clicks: one row per counted redirect; no IP address is kept.
+-- settings: server-wide values, such as the generated JWT secret.
+-- Never edit this file once released: add a new migration instead.
+CREATE TABLE `clicks` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`link_id` integer NOT NULL,
+	`source` text,
+	`query_source` text,
+	`referrer` text,
+	`user_agent` text,
+	`created_at` integer NOT NULL,
+	FOREIGN KEY (`link_id`) REFERENCES `links`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE INDEX `clicks_link_time` ON `clicks` (`link_id`,`created_at`);--> statement-breakpoint
+CREATE TABLE `links` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`user_id` integer,
+	`original_url` text NOT NULL,
+	`short_code` text(32) NOT NULL,
+	`source` text,
+	`created_at` integer NOT NULL,
+	`clicks` integer DEFAULT 0 NOT NULL,
+	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `links_short_code_unique` ON `links` (`short_code`);--> statement-breakpoint
+CREATE INDEX `links_user_newest` ON `links` (`user_id`,"created_at" desc,"id" desc);--> statement-breakpoint
+CREATE INDEX `links_newest` ON `links` ("created_at" desc,"id" desc);--> statement-breakpoint
+CREATE TABLE `settings` (
+	`key` text PRIMARY KEY NOT NULL,
+	`value` text NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE `users` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`email` text(255) NOT NULL,
+	`password_hash` text NOT NULL,
+	`created_at` integer NOT NULL
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `users_email_unique` ON `users` (`email`);

@@ -1,0 +1,63 @@
+// createApp builds the whole HTTP app without listening, so the binary and the tests
+// share it. Which routes exist depends on the mode; everything else is passed in.
+
+import { Elysia } from 'elysia';
+import { type HashingCost, PasswordHasher } from './auth/passwords.ts';
+import { authRoutes } from './auth/routes.ts';
+import { ClickWriter } from './clicks/click-writer.ts';
+import type { Mode } from './config/config.ts';
+import { healthRoutes } from './health/routes.ts';
+import { errorHandler } from './http/error-handler.ts';
+import { linkRoutes } from './links/routes.ts';
+import { consoleLogger, type Logger } from './logger.ts';
+import { DEFAULT_CACHE, LinkCache, type LinkCacheOptions } from './redirect/link-cache.ts';
+import { redirectRoutes } from './redirect/routes.ts';
+import type { Store } from './store/store.ts';
+
+export interface AppDeps {
+  mode: Mode;
+  store: Store;
+  /** The resolved token key (accounts mode). */
+  jwtSecret: string;
+  tokenTtlSeconds: number;
+  /** Given by the binary so it can drain pending clicks on shutdown. */
+  clicks?: ClickWriter;
+  cache?: Partial<LinkCacheOptions>;
+  hashing?: HashingCost;
+  log?: Logger;
+}
+
+/** Clicks that may wait for a commit at once before redirects are refused with 503. */
+export const MAX_PENDING_CLICKS = 50_000;
+
+export function createApp(deps: AppDeps) {
+  const { mode, store } = deps;
+  const log = deps.log ?? consoleLogger;
+  const clicks =
+    deps.clicks ??
+    new ClickWriter(store, {
+      maxPending: MAX_PENDING_CLICKS,
+      onError: (e) => log.error(`click batch failed: ${e}`),
+    });
+  const cache = new LinkCache(store, { ...DEFAULT_CACHE, ...deps.cache });
+  const secret = deps.jwtSecret;
+
+  const app = new Elysia({ strictPath: true })
+    .use(errorHandler(log))
+    .use(healthRoutes(store))
+    .use(linkRoutes({ mode, store, cache, secret }));
+  if (mode === 'accounts') {
+    app.use(
+      authRoutes({
+        store,
+        secret,
+        tokenTtlSeconds: deps.tokenTtlSeconds,
+        passwords: new PasswordHasher(deps.hashing),
+      }),
+    );
+  }
+  // Last: the catch-all code route must not shadow the fixed paths above.
+  return app.use(redirectRoutes({ mode, cache, clicks }));
+}
+
+export type App = ReturnType<typeof createApp>;

@@ -1,0 +1,53 @@
+// POST /api/auth/register and /api/auth/login (accounts mode only).
+
+import { Elysia } from 'elysia';
+import { normalizeEmail, parseRegistration, requireCredentials } from '../domain/accounts.ts';
+import { ApiError, badRequest, Messages } from '../domain/errors.ts';
+import { parseJsonBody, requireObject } from '../http/body.ts';
+import type { Store, User } from '../store/store.ts';
+import type { PasswordHasher } from './passwords.ts';
+import { tokenPlugin } from './tokens.ts';
+
+export interface AuthRoutesOptions {
+  store: Store;
+  secret: string;
+  tokenTtlSeconds: number;
+  passwords: PasswordHasher;
+}
+
+export function authRoutes({ store, secret, tokenTtlSeconds, passwords }: AuthRoutesOptions) {
+  return new Elysia({ name: 'kurz/auth-routes' })
+    .use(tokenPlugin(secret))
+    .resolve(({ jwt }) => ({
+      /** The register/login answer: a fresh token and the public user. */
+      session: async (user: User) => {
+        const exp = Math.floor(Date.now() / 1000) + tokenTtlSeconds;
+        const token = await jwt.sign({ sub: String(user.id), exp });
+        return { token, user: { id: user.id, email: user.email } };
+      },
+    }))
+    .post(
+      '/api/auth/register',
+      async ({ body, session }) => {
+        const { email, password } = parseRegistration(requireObject(body));
+        const user = await store.createUser(email, await passwords.hash(password));
+        if (user === undefined) throw badRequest(Messages.emailTaken);
+        return session(user);
+      },
+      { parse: parseJsonBody },
+    )
+    .post(
+      '/api/auth/login',
+      async ({ body, session }) => {
+        const given = requireCredentials(requireObject(body));
+        const email = normalizeEmail(given.email);
+        const user = email === undefined ? undefined : await store.findUserByEmail(email);
+        const ok = user
+          ? await passwords.verify(given.password, user.passwordHash)
+          : await passwords.verifyNothing(given.password);
+        if (!user || !ok) throw new ApiError(401, Messages.invalidCredentials);
+        return session(user);
+      },
+      { parse: parseJsonBody },
+    );
+}

@@ -1,0 +1,50 @@
+// Every client-facing error of kurz: its status and its exact message, in one place.
+// Domain rules throw these; the HTTP layer's one error handler turns them into JSON.
+
+export const Messages = {
+  urlRequired: 'url is required',
+  urlScheme: 'URL must start with http:// or https://',
+  urlInvalid: 'URL is not valid',
+  codeRule:
+    'Custom code must be 1-32 characters long and contain only letters, numbers, underscores, and hyphens',
+  codeReserved: 'This code is reserved and cannot be used',
+  codeTaken: 'Custom code already taken',
+  sourceRule: 'source must be a string of at most 255 characters',
+  pageRule: 'limit must be 1 to 1000 and offset 0 or more',
+  bodyNotObject: 'Request body must be a JSON object',
+  bodyTooLarge: 'Request body too large',
+  credentialsRequired: 'Email and password are required',
+  emailInvalid: 'Invalid email address',
+  passwordLength: 'Password must be 8 to 1024 characters long',
+  emailTaken: 'Email already registered',
+  invalidCredentials: 'Invalid credentials',
+  unauthorized: 'Unauthorized',
+  notFound: 'Not found',
+  internal: 'Internal server error',
+  databaseUnavailable: 'Database unavailable',
+} as const;
+
+export type Message = (typeof Messages)[keyof typeof Messages];
+
+/** A failure the client caused or must be told about; never carries internals. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: 400 | 401 | 404 | 413 | 503,
+    override readonly message: Message,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+export const badRequest = (message: Message) => new ApiError(400, message);
+export const unauthorized = () => new ApiError(401, Messages.unauthorized);
+export const notFound = () => new ApiError(404, Messages.notFound);
+
+/** Thrown by a store when the database cannot be reached or written; answered with 503. */
+export class StoreUnavailableError extends Error {
+  constructor(options?: { cause?: unknown }) {
+    super(Messages.databaseUnavailable, options);
+    this.name = 'StoreUnavailableError';
+  }
+}

@@ -1,0 +1,17 @@
+// GET /health: "Healthy" when the database answers, else 503 "Database unavailable".
+
+import { Elysia } from 'elysia';
+import { Messages } from '../domain/errors.ts';
+import { jsonResponse } from '../http/responses.ts';
+import type { Store } from '../store/store.ts';
+
+export function healthRoutes(store: Store) {
+  return new Elysia({ name: 'kurz/health' }).get('/health', async () => {
+    try {
+      await store.ping();
+      return jsonResponse(200, 'Healthy');
+    } catch {
+      return jsonResponse(503, Messages.databaseUnavailable);
+    }
+  });
+}

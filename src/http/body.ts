@@ -1,0 +1,48 @@
+// Reading a JSON request body with a size limit, as an Elysia parse hook. A body that is
+// not JSON becomes NOT_JSON rather than an error, so that a missing token (401) is
+// reported before a malformed body (400), as decisions.md orders them.
+
+import { ApiError, badRequest, Messages } from '../domain/errors.ts';
+
+export const MAX_BODY_BYTES = 64 * 1024;
+
+/** Stands for a body that is absent or is not valid JSON. */
+export const NOT_JSON: unique symbol = Symbol('not JSON');
+
+/** Elysia parse hook: reads any body as JSON, whatever its Content-Type, within the limit. */
+export async function parseJsonBody({ request }: { request: Request }): Promise<unknown> {
+  const declared = request.headers.get('content-length');
+  if (declared !== null && Number(declared) > MAX_BODY_BYTES) throw tooLarge();
+  const text = await readText(request);
+  if (text === '') return NOT_JSON;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return NOT_JSON;
+  }
+}
+
+/** The parsed body as a JSON object, or 400. */
+export function requireObject(body: unknown): Record<string, unknown> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw badRequest(Messages.bodyNotObject);
+  }
+  return body as Record<string, unknown>;
+}
+
+function tooLarge() {
+  return new ApiError(413, Messages.bodyTooLarge);
+}
+
+/** Reads the body as UTF-8, stopping as soon as it passes the limit (chunked bodies too). */
+async function readText(request: Request): Promise<string> {
+  if (request.body === null) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of request.body) {
+    size += chunk.byteLength;
+    if (size > MAX_BODY_BYTES) throw tooLarge();
+    chunks.push(chunk);
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks));
+}

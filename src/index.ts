@@ -1,0 +1,99 @@
+// The kurz executable: read the command line, open the store, serve or migrate, and
+// shut down cleanly on SIGINT/SIGTERM.
+
+import { createApp, MAX_PENDING_CLICKS } from './app.ts';
+import { ClickWriter } from './clicks/click-writer.ts';
+import { parseCommandLine, USAGE } from './config/cli.ts';
+import { type Config, ConfigError } from './config/config.ts';
+import { consoleLogger as log } from './logger.ts';
+import { openSqlite } from './store/sqlite/sqlite-store.ts';
+import type { Store } from './store/store.ts';
+import { VERSION } from './version.ts';
+
+async function main(argv: string[]): Promise<number> {
+  let command: ReturnType<typeof parseCommandLine>;
+  try {
+    command = parseCommandLine(argv, process.env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(`kurz: ${error.message}`);
+    return 2;
+  }
+  switch (command.kind) {
+    case 'help':
+      process.stdout.write(USAGE);
+      return 0;
+    case 'version':
+      console.log(`kurz ${VERSION}`);
+      return 0;
+    case 'migrate': {
+      const store = openStore(command.config);
+      await store.close();
+      log.info(`kurz: database ${command.config.db} is up to date`);
+      return 0;
+    }
+    case 'serve':
+      return serve(command.config);
+  }
+}
+
+function openStore(config: Config): Store {
+  return openSqlite({ path: config.db, durability: config.durability });
+}
+
+/** A fresh 256-bit key for tokens, made once and kept in the database. */
+function generateSecret(): string {
+  return Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url');
+}
+
+async function serve(config: Config): Promise<number> {
+  const store = openStore(config);
+  const jwtSecret = config.jwtSecret ?? (await store.setting('jwt_secret', generateSecret));
+  const clicks = new ClickWriter(store, {
+    maxPending: MAX_PENDING_CLICKS,
+    onError: (e) => log.error(`click batch failed: ${e}`),
+  });
+  const app = createApp({
+    mode: config.mode,
+    store,
+    jwtSecret,
+    tokenTtlSeconds: config.tokenTtlSeconds,
+    clicks,
+  });
+  app.listen({
+    hostname: config.host,
+    port: config.port,
+    // Bodies past the API's own 64 KiB limit are refused with JSON 413 by the app;
+    // this only stops a giant upload from being buffered at all.
+    maxRequestBodySize: 1024 * 1024,
+  });
+  const server = app.server;
+  if (server === null) throw new Error('server did not start');
+  const address = `http://${config.host}:${server.port}`;
+  log.info(`kurz listening on ${address} (mode: ${config.mode}, db: ${config.db})`);
+
+  return new Promise((resolve) => {
+    let stopping = false;
+    const stop = async (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      log.info(`kurz: ${signal} received, shutting down`);
+      // Stop accepting; in-flight requests finish (their clicks join a batch) …
+      await server.stop(false);
+      // … then every acknowledged click is committed before the database closes.
+      await clicks.drain();
+      await store.close();
+      resolve(0);
+    };
+    process.on('SIGTERM', () => void stop('SIGTERM'));
+    process.on('SIGINT', () => void stop('SIGINT'));
+  });
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error) => {
+    console.error(`kurz: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,74 @@
+// POST /api/shorten and GET /api/links, in both modes (the owner macro decides whose).
+
+import { Elysia } from 'elysia';
+import { ownerPlugin } from '../auth/owner.ts';
+import type { Mode } from '../config/config.ts';
+import { generateCode, parseCustomCode } from '../domain/codes.ts';
+import { badRequest, Messages } from '../domain/errors.ts';
+import { parseSource } from '../domain/sources.ts';
+import { parseTargetUrl } from '../domain/urls.ts';
+import { parseJsonBody, requireObject } from '../http/body.ts';
+import { jsonResponse } from '../http/responses.ts';
+import type { LinkCache } from '../redirect/link-cache.ts';
+import type { Link, NewLink, Store } from '../store/store.ts';
+import { linkToJson } from './link-json.ts';
+import { nextPageLink, parsePage } from './paging.ts';
+
+/** Generated codes collide about once in 10^12 draws; a few retries are plenty. */
+const GENERATE_ATTEMPTS = 8;
+
+export interface LinkRoutesOptions {
+  mode: Mode;
+  store: Store;
+  cache: LinkCache;
+  secret: string;
+}
+
+export function linkRoutes({ mode, store, cache, secret }: LinkRoutesOptions) {
+  const toJson = linkToJson(mode);
+
+  async function create(fields: Omit<NewLink, 'shortCode'>, custom: string | undefined) {
+    if (custom !== undefined) {
+      const link = await store.createLink({ ...fields, shortCode: custom });
+      if (link === undefined) throw badRequest(Messages.codeTaken);
+      return link;
+    }
+    for (let attempt = 0; attempt < GENERATE_ATTEMPTS; attempt++) {
+      const link = await store.createLink({ ...fields, shortCode: generateCode() });
+      if (link !== undefined) return link;
+    }
+    throw new Error('could not generate a free short code');
+  }
+
+  return new Elysia({ name: 'kurz/links', seed: mode })
+    .use(ownerPlugin({ mode, secret, store }))
+    .post(
+      '/api/shorten',
+      async ({ body, owner }) => {
+        const input = requireObject(body);
+        const originalUrl = parseTargetUrl(input.url);
+        const custom = parseCustomCode(input.custom_code);
+        const source = parseSource(input.source) ?? null;
+        const link: Link = await create(
+          { userId: owner, originalUrl, source, createdAt: Date.now() },
+          custom,
+        );
+        cache.forgetMissing(link.shortCode);
+        return jsonResponse(201, toJson(link));
+      },
+      { owner: true, parse: parseJsonBody },
+    )
+    .get(
+      '/api/links',
+      async ({ request, owner }) => {
+        const query = request.url.indexOf('?');
+        const page = parsePage(new URLSearchParams(query === -1 ? '' : request.url.slice(query)));
+        const { links, total } = await store.listLinks({ owner, ...page });
+        const headers: Record<string, string> = { 'x-total-count': String(total) };
+        const next = nextPageLink(page, total);
+        if (next !== undefined) headers.link = next;
+        return jsonResponse(200, links.map(toJson), headers);
+      },
+      { owner: true },
+    );
+}

@@ -1,0 +1,84 @@
+// The redirect's lookup cache: code → what a redirect needs, bounded, least recently
+// used evicted; unknown codes are remembered briefly (and boundedly) so that a flood of
+// random codes does not reach the database. Counters are never cached.
+
+import { toLocationHeader } from '../domain/urls.ts';
+import type { Store } from '../store/store.ts';
+
+export interface CachedLink {
+  id: number;
+  source: string | null;
+  /** The response headers of a redirect to this link, built once. */
+  headers: Record<string, string>;
+}
+
+export interface LinkCacheOptions {
+  /** Links kept in memory. */
+  size: number;
+  /** Unknown codes kept in memory. */
+  missSize: number;
+  /** How long an unknown code is believed unknown, in milliseconds. */
+  missTtlMs: number;
+}
+
+export const DEFAULT_CACHE: LinkCacheOptions = {
+  size: 100_000,
+  missSize: 10_000,
+  missTtlMs: 2_000,
+};
+
+export class LinkCache {
+  // Map keeps insertion order: the first key is the least recently used.
+  private readonly hits = new Map<string, CachedLink>();
+  private readonly misses = new Map<string, number>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly options: LinkCacheOptions = DEFAULT_CACHE,
+  ) {}
+
+  /** The link of a code, or undefined when no link has it. */
+  async get(code: string): Promise<CachedLink | undefined> {
+    const hit = this.hits.get(code);
+    if (hit !== undefined) {
+      this.hits.delete(code);
+      this.hits.set(code, hit);
+      return hit;
+    }
+    const missedAt = this.misses.get(code);
+    if (missedAt !== undefined && Date.now() - missedAt < this.options.missTtlMs) return undefined;
+    return this.load(code);
+  }
+
+  /** Called when this instance creates a link, so its code is not believed unknown. */
+  forgetMissing(code: string): void {
+    this.misses.delete(code);
+  }
+
+  private async load(code: string): Promise<CachedLink | undefined> {
+    const target = await this.store.findLinkByCode(code);
+    if (target === undefined) {
+      this.misses.delete(code);
+      this.misses.set(code, Date.now());
+      if (this.misses.size > this.options.missSize) this.evictOldest(this.misses);
+      return undefined;
+    }
+    this.misses.delete(code);
+    const link: CachedLink = {
+      id: target.id,
+      source: target.source,
+      headers: {
+        location: toLocationHeader(target.originalUrl),
+        'cache-control': 'private, no-store',
+      },
+    };
+    this.hits.set(code, link);
+    if (this.hits.size > this.options.size) this.evictOldest(this.hits);
+    return link;
+  }
+
+  private evictOldest(map: Map<string, unknown>): void {
+    const oldest = map.keys().next();
+    if (!oldest.done) map.delete(oldest.value);
+  }
+}

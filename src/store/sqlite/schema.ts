@@ -1,0 +1,59 @@
+// SQLite schema, the source drizzle-kit generates drizzle/*.sql from.
+// Times are integer milliseconds since the Unix epoch (UTC).
+
+import { sql } from 'drizzle-orm';
+import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+
+export const users = sqliteTable('users', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  // Stored trimmed and lower-cased, so uniqueness is case-insensitive.
+  email: text('email', { length: 255 }).notNull().unique(),
+  passwordHash: text('password_hash').notNull(),
+  createdAt: integer('created_at').notNull(),
+});
+
+export const links = sqliteTable(
+  'links',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    // Null for links made in open mode.
+    userId: integer('user_id').references(() => users.id, { onDelete: 'cascade' }),
+    originalUrl: text('original_url').notNull(),
+    // Custom codes may be 32 characters; the column holds them whole.
+    shortCode: text('short_code', { length: 32 }).notNull().unique(),
+    // The `source` given at creation; copied into each click record.
+    source: text('source'),
+    createdAt: integer('created_at').notNull(),
+    clicks: integer('clicks').notNull().default(0),
+  },
+  (table) => [
+    index('links_user_newest').on(
+      table.userId,
+      sql`${table.createdAt} desc`,
+      sql`${table.id} desc`,
+    ),
+    index('links_newest').on(sql`${table.createdAt} desc`, sql`${table.id} desc`),
+  ],
+);
+
+export const clicks = sqliteTable(
+  'clicks',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    linkId: integer('link_id')
+      .notNull()
+      .references(() => links.id, { onDelete: 'cascade' }),
+    source: text('source'),
+    querySource: text('query_source'),
+    referrer: text('referrer'),
+    userAgent: text('user_agent'),
+    createdAt: integer('created_at').notNull(),
+  },
+  (table) => [index('clicks_link_time').on(table.linkId, table.createdAt)],
+);
+
+/** Server-wide settings, such as the generated JWT secret. */
+export const settings = sqliteTable('settings', {
+  key: text('key').primaryKey(),
+  value: text('value').notNull(),
+});

@@ -1,0 +1,251 @@
+// The SQLite implementation of Store, over bun:sqlite and drizzle. Every query is
+// prepared once here; nothing builds SQL per request.
+
+import { Database, SQLiteError } from 'bun:sqlite';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { count, desc, eq, sql } from 'drizzle-orm';
+import { type BunSQLiteDatabase, drizzle } from 'drizzle-orm/bun-sqlite';
+import { StoreUnavailableError } from '../../domain/errors.ts';
+import type {
+  Click,
+  Link,
+  LinkPage,
+  LinkQuery,
+  LinkTarget,
+  NewLink,
+  Store,
+  User,
+  UserWithHash,
+} from '../store.ts';
+import { applyMigrations } from './migrate.ts';
+import * as schema from './schema.ts';
+
+const { users, links, clicks, settings } = schema;
+
+export interface SqliteOptions {
+  /** A file path (its folder is created) or `:memory:`. */
+  path: string;
+  /** `normal` survives process crashes; `full` survives power loss too. */
+  durability: 'normal' | 'full';
+}
+
+/** SQLite result codes that mean the database itself is unusable, not that the query was wrong. */
+const UNAVAILABLE_CODES =
+  /^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|FULL|READONLY|CORRUPT|NOTADB|PROTOCOL|NOMEM|PERM|AUTH)/;
+
+function classify(error: unknown): unknown {
+  if (error instanceof SQLiteError && UNAVAILABLE_CODES.test(error.code ?? '')) {
+    return new StoreUnavailableError({ cause: error });
+  }
+  // bun:sqlite's message once the handle is closed.
+  if (error instanceof Error && /closed database/i.test(error.message)) {
+    return new StoreUnavailableError({ cause: error });
+  }
+  return error;
+}
+
+/** Opens (creating when needed) and migrates a SQLite database. */
+export function openSqlite(options: SqliteOptions): SqliteStore {
+  if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
+  const sqlite = new Database(options.path, { create: true, strict: true });
+  try {
+    sqlite.run('PRAGMA journal_mode = WAL');
+    sqlite.run(`PRAGMA synchronous = ${options.durability === 'full' ? 'FULL' : 'NORMAL'}`);
+    sqlite.run('PRAGMA busy_timeout = 5000');
+    sqlite.run('PRAGMA foreign_keys = ON');
+    const db = drizzle({ client: sqlite, schema });
+    applyMigrations(db);
+    return new SqliteStore(sqlite, db);
+  } catch (error) {
+    sqlite.close();
+    throw error;
+  }
+}
+
+export class SqliteStore implements Store {
+  private readonly q;
+  private readonly commitClicks: (batch: readonly Click[]) => void;
+  private readonly readPage: (query: LinkQuery) => LinkPage;
+
+  constructor(
+    private readonly sqlite: Database,
+    db: BunSQLiteDatabase<typeof schema>,
+  ) {
+    const p = sql.placeholder;
+    const linkColumns = {
+      id: links.id,
+      userId: links.userId,
+      originalUrl: links.originalUrl,
+      shortCode: links.shortCode,
+      createdAt: links.createdAt,
+      clicks: links.clicks,
+    };
+    this.q = {
+      insertUser: db
+        .insert(users)
+        .values({ email: p('email'), passwordHash: p('hash'), createdAt: p('now') })
+        .onConflictDoNothing({ target: users.email })
+        .returning({ id: users.id, email: users.email })
+        .prepare(),
+      userByEmail: db
+        .select({ id: users.id, email: users.email, passwordHash: users.passwordHash })
+        .from(users)
+        .where(eq(users.email, p('email')))
+        .prepare(),
+      userById: db
+        .select({ id: users.id })
+        .from(users)
+        .where(eq(users.id, p('id')))
+        .prepare(),
+      insertLink: db
+        .insert(links)
+        .values({
+          userId: p('userId'),
+          originalUrl: p('originalUrl'),
+          shortCode: p('shortCode'),
+          source: p('source'),
+          createdAt: p('createdAt'),
+        })
+        .onConflictDoNothing({ target: links.shortCode })
+        .returning(linkColumns)
+        .prepare(),
+      linksOfUser: db
+        .select(linkColumns)
+        .from(links)
+        .where(eq(links.userId, p('owner')))
+        .orderBy(desc(links.createdAt), desc(links.id))
+        .limit(p('limit'))
+        .offset(p('offset'))
+        .prepare(),
+      allLinks: db
+        .select(linkColumns)
+        .from(links)
+        .orderBy(desc(links.createdAt), desc(links.id))
+        .limit(p('limit'))
+        .offset(p('offset'))
+        .prepare(),
+      countOfUser: db
+        .select({ n: count() })
+        .from(links)
+        .where(eq(links.userId, p('owner')))
+        .prepare(),
+      countAll: db.select({ n: count() }).from(links).prepare(),
+      linkByCode: db
+        .select({ id: links.id, originalUrl: links.originalUrl, source: links.source })
+        .from(links)
+        .where(eq(links.shortCode, p('code')))
+        .prepare(),
+      insertClick: db
+        .insert(clicks)
+        .values({
+          linkId: p('linkId'),
+          source: p('source'),
+          querySource: p('querySource'),
+          referrer: p('referrer'),
+          userAgent: p('userAgent'),
+          createdAt: p('createdAt'),
+        })
+        .prepare(),
+      addClicks: db
+        .update(links)
+        .set({ clicks: sql`${links.clicks} + ${p('n')}` })
+        .where(eq(links.id, p('id')))
+        .prepare(),
+      insertSetting: db
+        .insert(settings)
+        .values({ key: p('key'), value: p('value') })
+        .onConflictDoNothing()
+        .prepare(),
+      settingByKey: db
+        .select({ value: settings.value })
+        .from(settings)
+        .where(eq(settings.key, p('key')))
+        .prepare(),
+      ping: db.select({ n: count() }).from(settings).prepare(),
+    };
+
+    const q = this.q;
+    const perLink = new Map<number, number>();
+    // One write transaction per batch: every click record, then one counter update per link.
+    const tx = sqlite.transaction((batch: readonly Click[]) => {
+      perLink.clear();
+      for (const click of batch) {
+        q.insertClick.run(click);
+        perLink.set(click.linkId, (perLink.get(click.linkId) ?? 0) + 1);
+      }
+      for (const [id, n] of perLink) q.addClicks.run({ id, n });
+    });
+    this.commitClicks = (batch) => tx.immediate(batch);
+
+    // A page and its total are read in one transaction, so they agree with each other.
+    this.readPage = sqlite.transaction(({ owner, limit, offset }: LinkQuery): LinkPage => {
+      // LIMIT -1 is SQLite for "no limit".
+      const params = { owner, limit: limit ?? -1, offset };
+      if (owner === null) {
+        return { links: q.allLinks.all(params), total: q.countAll.get()?.n ?? 0 };
+      }
+      return { links: q.linksOfUser.all(params), total: q.countOfUser.get({ owner })?.n ?? 0 };
+    });
+  }
+
+  private guard<T>(work: () => T): Promise<T> {
+    try {
+      return Promise.resolve(work());
+    } catch (error) {
+      return Promise.reject(classify(error));
+    }
+  }
+
+  createUser(email: string, passwordHash: string): Promise<User | undefined> {
+    return this.guard(() => this.q.insertUser.get({ email, hash: passwordHash, now: Date.now() }));
+  }
+
+  findUserByEmail(email: string): Promise<UserWithHash | undefined> {
+    return this.guard(() => this.q.userByEmail.get({ email }));
+  }
+
+  userExists(id: number): Promise<boolean> {
+    return this.guard(() => this.q.userById.get({ id }) !== undefined);
+  }
+
+  createLink(link: NewLink): Promise<Link | undefined> {
+    return this.guard(() => this.q.insertLink.get(link));
+  }
+
+  listLinks(query: LinkQuery): Promise<LinkPage> {
+    return this.guard(() => this.readPage(query));
+  }
+
+  findLinkByCode(code: string): Promise<LinkTarget | undefined> {
+    return this.guard(() => this.q.linkByCode.get({ code }));
+  }
+
+  recordClicks(batch: readonly Click[]): Promise<void> {
+    return this.guard(() => this.commitClicks(batch));
+  }
+
+  setting(key: string, make: () => string): Promise<string> {
+    return this.guard(() => {
+      const existing = this.q.settingByKey.get({ key });
+      if (existing) return existing.value;
+      this.q.insertSetting.run({ key, value: make() });
+      // Read back: if another process stored one first, its value wins.
+      const stored = this.q.settingByKey.get({ key });
+      if (!stored) throw new Error(`setting ${key} could not be stored`);
+      return stored.value;
+    });
+  }
+
+  ping(): Promise<void> {
+    return this.guard(() => {
+      this.q.ping.get();
+    });
+  }
+
+  close(): Promise<void> {
+    return this.guard(() => {
+      this.sqlite.close(false);
+    });
+  }
+}

@@ -1,0 +1,80 @@
+// The storage interface: the handful of operations kurz needs, and nothing of HTTP.
+// One implementation per database (SQLite today), chosen at start-up from --db.
+
+export interface User {
+  id: number;
+  email: string;
+}
+
+export interface UserWithHash extends User {
+  passwordHash: string;
+}
+
+export interface Link {
+  id: number;
+  /** null for links made in open mode, which belong to no one. */
+  userId: number | null;
+  originalUrl: string;
+  shortCode: string;
+  /** Milliseconds since the Unix epoch, UTC. */
+  createdAt: number;
+  clicks: number;
+}
+
+/** What a redirect needs to know of a link. */
+export interface LinkTarget {
+  id: number;
+  originalUrl: string;
+  source: string | null;
+}
+
+// Plain types (not interfaces) so they pass as drizzle placeholder records.
+export type NewLink = {
+  userId: number | null;
+  originalUrl: string;
+  shortCode: string;
+  source: string | null;
+  createdAt: number;
+};
+
+export type Click = {
+  linkId: number;
+  source: string | null;
+  querySource: string | null;
+  referrer: string | null;
+  userAgent: string | null;
+  createdAt: number;
+};
+
+/** `owner: null` lists every link (open mode); a number lists that user's. */
+export interface LinkQuery {
+  owner: number | null;
+  limit?: number;
+  offset: number;
+}
+
+export interface LinkPage {
+  links: Link[];
+  total: number;
+}
+
+export interface Store {
+  /** Returns undefined when the e-mail is already registered. */
+  createUser(email: string, passwordHash: string): Promise<User | undefined>;
+  findUserByEmail(email: string): Promise<UserWithHash | undefined>;
+  userExists(id: number): Promise<boolean>;
+
+  /** Returns undefined when the short code is already taken (the unique index decides). */
+  createLink(link: NewLink): Promise<Link | undefined>;
+  listLinks(query: LinkQuery): Promise<LinkPage>;
+  findLinkByCode(code: string): Promise<LinkTarget | undefined>;
+
+  /** Commits all clicks of a batch, counters and records, in one transaction, or none. */
+  recordClicks(clicks: readonly Click[]): Promise<void>;
+
+  /** The value of a server setting, creating it with `make()` when absent (first writer wins). */
+  setting(key: string, make: () => string): Promise<string>;
+  /** Resolves when the database answers a trivial query; throws otherwise. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
