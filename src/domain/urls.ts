@@ -24,7 +24,10 @@ export function parseTargetUrl(value: unknown): string {
   return value;
 }
 
+/** Absolute, with a non-empty authority (WHATWG would read `http:///x` as host "x"). */
 function hasHost(value: string): boolean {
+  const authority = value.slice(value.indexOf('//') + 2);
+  if (authority === '' || '/?#'.includes(authority[0] as string)) return false;
   const parsed = URL.parse(value);
   return parsed !== null && parsed.hostname !== '';
 }

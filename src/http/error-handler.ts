@@ -10,7 +10,9 @@ import { errorResponse } from './responses.ts';
 export function errorHandler(log: Logger) {
   return new Elysia({ name: 'kurz/errors' }).onError(
     { as: 'global' },
-    ({ code, error, request }) => {
+    ({ code, error: thrown, request }) => {
+      // Elysia wraps whatever a parse hook throws (our 413) in a ParseError.
+      const error = code === 'PARSE' && thrown.cause instanceof ApiError ? thrown.cause : thrown;
       if (error instanceof ApiError) return errorResponse(error.status, error.message);
       if (error instanceof StoreUnavailableError) {
         log.error(`database unavailable: ${describe(error.cause)}`);

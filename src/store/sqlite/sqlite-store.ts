@@ -65,11 +65,13 @@ export function openSqlite(options: SqliteOptions): SqliteStore {
 
 export class SqliteStore implements Store {
   private readonly q;
+  private closed = false;
   private readonly commitClicks: (batch: readonly Click[]) => void;
   private readonly readPage: (query: LinkQuery) => LinkPage;
 
   constructor(
-    private readonly sqlite: Database,
+    /** The raw handle, for tests and tools that inspect what the API does not show. */
+    readonly sqlite: Database,
     db: BunSQLiteDatabase<typeof schema>,
   ) {
     const p = sql.placeholder;
@@ -190,6 +192,7 @@ export class SqliteStore implements Store {
   }
 
   private guard<T>(work: () => T): Promise<T> {
+    if (this.closed) return Promise.reject(new StoreUnavailableError());
     try {
       return Promise.resolve(work());
     } catch (error) {
@@ -243,9 +246,17 @@ export class SqliteStore implements Store {
     });
   }
 
+  /** Closes for good: later calls fail as unavailable. The WAL is checkpointed into the file. */
   close(): Promise<void> {
+    if (this.closed) return Promise.resolve();
     return this.guard(() => {
-      this.sqlite.close(false);
+      this.closed = true;
+      // A handle with live statements would linger; finalize ours so the file really closes.
+      for (const query of Object.values(this.q)) {
+        (query as unknown as { stmt: { finalize(): void } }).stmt.finalize();
+      }
+      this.sqlite.run('PRAGMA wal_checkpoint(TRUNCATE)');
+      this.sqlite.close(true);
     });
   }
 }

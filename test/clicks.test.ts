@@ -1,0 +1,138 @@
+import { describe, expect, test } from 'bun:test';
+import { ClickWriter } from '../src/clicks/click-writer.ts';
+import { StoreUnavailableError } from '../src/domain/errors.ts';
+import type { Click } from '../src/store/store.ts';
+import { withFaults } from './support/faulty-store.ts';
+import { TestApp } from './support/test-app.ts';
+
+function click(linkId: number): Click {
+  return {
+    linkId,
+    source: null,
+    querySource: null,
+    referrer: null,
+    userAgent: null,
+    createdAt: Date.now(),
+  };
+}
+
+async function withLink() {
+  const app = await TestApp.init('open');
+  const link = await app.anonymous().link('https://example.com', { custom_code: 'abc' });
+  return { app, link };
+}
+
+function counter(app: TestApp, id: number) {
+  return (app.sqlite.query('SELECT clicks FROM links WHERE id = ?').get(id) as { clicks: number })
+    .clicks;
+}
+
+describe('ClickWriter (group commit)', () => {
+  test('clicks recorded in one event-loop turn are committed in one batch', async () => {
+    const { app, link } = await withLink();
+    const batches: number[] = [];
+    const store = withFaults(app.store, {
+      recordClicks: (clicks) => {
+        batches.push(clicks.length);
+        return app.store.recordClicks(clicks);
+      },
+    });
+    const writer = new ClickWriter(store, { maxPending: 1000 });
+    await Promise.all(Array.from({ length: 100 }, () => writer.record(click(link.id))));
+    expect(batches).toEqual([100]);
+    expect(counter(app, link.id)).toBe(100);
+    expect(app.clickRecords(link.id)).toHaveLength(100);
+  });
+
+  test('a click is committed before record() resolves', async () => {
+    const { app, link } = await withLink();
+    const writer = new ClickWriter(app.store, { maxPending: 10 });
+    await writer.record(click(link.id));
+    expect(counter(app, link.id)).toBe(1);
+  });
+
+  test('a failing batch rejects every waiter and writes nothing of it', async () => {
+    const { app, link } = await withLink();
+    const errors: unknown[] = [];
+    const writer = new ClickWriter(app.store, { maxPending: 10, onError: (e) => errors.push(e) });
+    // The last click names a link that does not exist: its foreign key fails mid-batch.
+    const results = await Promise.allSettled([
+      writer.record(click(link.id)),
+      writer.record(click(link.id)),
+      writer.record(click(999_999)),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    for (const r of results) {
+      expect((r as PromiseRejectedResult).reason).toBeInstanceOf(StoreUnavailableError);
+    }
+    expect(errors).toHaveLength(1);
+    expect(counter(app, link.id)).toBe(0);
+    expect(app.clickRecords(link.id)).toHaveLength(0);
+    // The writer goes on working after a failed batch.
+    await writer.record(click(link.id));
+    expect(counter(app, link.id)).toBe(1);
+  });
+
+  test('the queue is bounded: past maxPending, clicks are refused at once', async () => {
+    const { app, link } = await withLink();
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const store = withFaults(app.store, {
+      recordClicks: async (clicks) => {
+        await gate;
+        return app.store.recordClicks(clicks);
+      },
+    });
+    const writer = new ClickWriter(store, { maxPending: 3 });
+    const accepted = [
+      writer.record(click(link.id)),
+      writer.record(click(link.id)),
+      writer.record(click(link.id)),
+    ];
+    await expect(writer.record(click(link.id))).rejects.toBeInstanceOf(StoreUnavailableError);
+    release();
+    await Promise.all(accepted);
+    expect(counter(app, link.id)).toBe(3);
+    await writer.record(click(link.id));
+    expect(counter(app, link.id)).toBe(4);
+  });
+
+  test('clicks arriving during a slow flush form the next batch', async () => {
+    const { app, link } = await withLink();
+    const batches: number[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const store = withFaults(app.store, {
+      recordClicks: async (clicks) => {
+        batches.push(clicks.length);
+        if (batches.length === 1) await gate;
+        return app.store.recordClicks(clicks);
+      },
+    });
+    const writer = new ClickWriter(store, { maxPending: 100 });
+    const first = [writer.record(click(link.id)), writer.record(click(link.id))];
+    await new Promise((resolve) => setImmediate(resolve));
+    const second = [
+      writer.record(click(link.id)),
+      writer.record(click(link.id)),
+      writer.record(click(link.id)),
+    ];
+    release();
+    await Promise.all([...first, ...second]);
+    expect(batches).toEqual([2, 3]);
+    expect(counter(app, link.id)).toBe(5);
+  });
+
+  test('drain() commits everything pending', async () => {
+    const { app, link } = await withLink();
+    const writer = new ClickWriter(app.store, { maxPending: 100 });
+    const pending = Array.from({ length: 7 }, () => writer.record(click(link.id)));
+    await writer.drain();
+    expect(counter(app, link.id)).toBe(7);
+    await Promise.all(pending);
+  });
+});

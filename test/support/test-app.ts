@@ -1,0 +1,163 @@
+// A test app builder: a fresh in-memory database per app, cheap argon2id, typed
+// request helpers. `const app = await TestApp.init('accounts'); const ann = await app.user();`
+
+import { createApp } from '../../src/app.ts';
+import type { ClickWriter } from '../../src/clicks/click-writer.ts';
+import type { Mode } from '../../src/config/config.ts';
+import type { Logger } from '../../src/logger.ts';
+import { openSqlite, type SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import type { Store } from '../../src/store/store.ts';
+
+export const SECRET = 'test-secret-test-secret-test-secret-0123';
+export const CHEAP_HASHING = { memoryCost: 1024, timeCost: 1 };
+
+export interface Reply {
+  status: number;
+  headers: Headers;
+  text: string;
+  // biome-ignore lint/suspicious/noExplicitAny: tests inspect arbitrary JSON bodies
+  json: any;
+}
+
+export interface RequestOptions {
+  json?: unknown;
+  raw?: string;
+  token?: string;
+  headers?: Record<string, string>;
+}
+
+export interface AppOptions {
+  store?: Store;
+  tokenTtlSeconds?: number;
+  secret?: string;
+  clicks?: ClickWriter;
+}
+
+/** Records what the app logs, so tests can read it. */
+export class MemoryLogger implements Logger {
+  readonly lines: string[] = [];
+  info(message: string) {
+    this.lines.push(message);
+  }
+  error(message: string) {
+    this.lines.push(message);
+  }
+}
+
+export class TestApp {
+  private users = 0;
+
+  private constructor(
+    readonly mode: Mode,
+    readonly store: Store,
+    readonly app: ReturnType<typeof createApp>,
+    readonly log: MemoryLogger,
+  ) {}
+
+  static async init(mode: Mode = 'accounts', options: AppOptions = {}): Promise<TestApp> {
+    const store = options.store ?? openSqlite({ path: ':memory:', durability: 'normal' });
+    const log = new MemoryLogger();
+    const app = createApp({
+      mode,
+      store,
+      jwtSecret: options.secret ?? SECRET,
+      tokenTtlSeconds: options.tokenTtlSeconds ?? 3600,
+      hashing: CHEAP_HASHING,
+      clicks: options.clicks,
+      log,
+    });
+    return new TestApp(mode, store, app, log);
+  }
+
+  /** The SQLite handle underneath, for checks the API cannot make (click records). */
+  get sqlite() {
+    if (!('sqlite' in this.store)) throw new Error('this test app has no SQLite store');
+    return (this.store as SqliteStore).sqlite;
+  }
+
+  async request(method: string, path: string, options: RequestOptions = {}): Promise<Reply> {
+    const headers = new Headers(options.headers);
+    let body: string | undefined;
+    if (options.raw !== undefined) body = options.raw;
+    else if (options.json !== undefined) {
+      body = JSON.stringify(options.json);
+      if (!headers.has('content-type')) headers.set('content-type', 'application/json');
+    }
+    if (options.token !== undefined) headers.set('authorization', `Bearer ${options.token}`);
+    const response = await this.app.handle(
+      new Request(`http://localhost${path}`, { method, headers, body }),
+    );
+    const text = await response.text();
+    let json: unknown;
+    try {
+      json = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    return { status: response.status, headers: response.headers, text, json };
+  }
+
+  get(path: string, options?: RequestOptions) {
+    return this.request('GET', path, options);
+  }
+
+  post(path: string, json: unknown, options: RequestOptions = {}) {
+    return this.request('POST', path, { ...options, json });
+  }
+
+  /** Registers a fresh user and returns a client acting as them. */
+  async user(email = `user${++this.users}@example.com`, password = 'correct horse 42') {
+    const reply = await this.post('/api/auth/register', { email, password });
+    if (reply.status !== 200) throw new Error(`register failed: ${reply.status} ${reply.text}`);
+    return new Client(this, reply.json.token, reply.json.user);
+  }
+
+  /** A client without a token (open mode, or to test 401s). */
+  anonymous() {
+    return new Client(this, undefined, undefined);
+  }
+
+  /** Click records of a link, oldest first. */
+  clickRecords(linkId: number) {
+    return this.sqlite
+      .query(
+        'SELECT link_id, source, query_source, referrer, user_agent, created_at FROM clicks WHERE link_id = ? ORDER BY id',
+      )
+      .all(linkId) as {
+      link_id: number;
+      source: string | null;
+      query_source: string | null;
+      referrer: string | null;
+      user_agent: string | null;
+      created_at: number;
+    }[];
+  }
+}
+
+export class Client {
+  constructor(
+    readonly app: TestApp,
+    readonly token: string | undefined,
+    readonly user: { id: number; email: string } | undefined,
+  ) {}
+
+  shorten(body: unknown, options: RequestOptions = {}) {
+    return this.app.post('/api/shorten', body, { token: this.token, ...options });
+  }
+
+  /** Creates a link and returns its JSON, failing the test when creation fails. */
+  async link(url = 'https://example.com/', extra: Record<string, unknown> = {}) {
+    const reply = await this.shorten({ url, ...extra });
+    if (reply.status !== 201) throw new Error(`shorten failed: ${reply.status} ${reply.text}`);
+    return reply.json;
+  }
+
+  links(query = '') {
+    return this.app.get(`/api/links${query}`, { token: this.token });
+  }
+
+  async clicksOf(code: string): Promise<number | undefined> {
+    const reply = await this.links();
+    return reply.json.find((l: { short_code: string }) => l.short_code === code)?.clicks;
+  }
+}
