@@ -1,0 +1,118 @@
+// Starts the compiled dist/kurz as a child process on port 0 and reads the port it
+// prints, so tests talk to the real executable over HTTP.
+
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { Subprocess } from 'bun';
+
+export const BINARY = resolve(import.meta.dir, '..', '..', 'dist', 'kurz');
+const LISTENING = /kurz listening on http:\/\/[^:]+:(\d+) /;
+
+export function tempDir(): string {
+  return mkdtempSync(join(tmpdir(), 'kurz-test-'));
+}
+
+export interface Running {
+  url: string;
+  port: number;
+  proc: Subprocess<'ignore', 'pipe', 'pipe'>;
+  /** Everything printed so far on stdout and stderr. */
+  output(): string;
+  /** Sends a signal and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number>;
+}
+
+export interface StartOptions {
+  cwd?: string;
+  env?: Record<string, string>;
+  binary?: string;
+}
+
+/** Runs `kurz serve --port 0 …args` and waits for its listening line. */
+export async function startKurz(args: string[], options: StartOptions = {}): Promise<Running> {
+  const proc = Bun.spawn(
+    [options.binary ?? BINARY, 'serve', '--port', '0', '--host', '127.0.0.1', ...args],
+    {
+      cwd: options.cwd ?? tempDir(),
+      env: { PATH: process.env.PATH ?? '', ...options.env },
+      stdin: 'ignore',
+      stdout: 'pipe',
+      stderr: 'pipe',
+    },
+  );
+  let out = '';
+  let err = '';
+  const decoder = new TextDecoder();
+  const pump = async (stream: ReadableStream<Uint8Array>, into: 'out' | 'err') => {
+    for await (const chunk of stream) {
+      if (into === 'out') out += decoder.decode(chunk);
+      else err += decoder.decode(chunk);
+    }
+  };
+  void pump(proc.stdout, 'out');
+  void pump(proc.stderr, 'err');
+  const deadline = Date.now() + 10_000;
+  while (!LISTENING.test(out)) {
+    if (proc.exitCode !== null || Date.now() > deadline) {
+      proc.kill('SIGKILL');
+      throw new Error(`kurz did not start (exit ${proc.exitCode}):\n${out}\n${err}`);
+    }
+    await Bun.sleep(5);
+  }
+  const port = Number(LISTENING.exec(out)?.[1]);
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    proc,
+    output: () => out + err,
+    async stop(signal = 'SIGTERM') {
+      proc.kill(signal);
+      return proc.exited;
+    },
+  };
+}
+
+/** Runs the binary to completion (for --help, bad flags, migrate). */
+export async function runKurz(args: string[], options: StartOptions = {}) {
+  const proc = Bun.spawn([options.binary ?? BINARY, ...args], {
+    cwd: options.cwd ?? tempDir(),
+    env: { PATH: process.env.PATH ?? '', ...options.env },
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
+  return { stdout, stderr, code };
+}
+
+/** A small HTTP client for a running binary. */
+export async function call(
+  base: string,
+  method: string,
+  path: string,
+  options: { json?: unknown; token?: string } = {},
+) {
+  const headers: Record<string, string> = {};
+  if (options.json !== undefined) headers['content-type'] = 'application/json';
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  const response = await fetch(base + path, {
+    method,
+    headers,
+    body: options.json === undefined ? undefined : JSON.stringify(options.json),
+    redirect: 'manual',
+  });
+  const text = await response.text();
+  // biome-ignore lint/suspicious/noExplicitAny: tests inspect arbitrary JSON bodies
+  let json: any;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: response.status, headers: response.headers, text, json };
+}
