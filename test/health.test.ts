@@ -25,7 +25,7 @@ describe.each(['accounts', 'open'] as const)('GET /health (%s mode)', (mode) => 
     expect(reply.status).toBe(200);
   });
 
-  test('HEAD and other methods on /health are 404', async () => {
+  test('other methods on /health are 404', async () => {
     const app = await TestApp.init(mode);
     const reply = await app.request('POST', '/health');
     expect(reply.status).toBe(404);

@@ -70,7 +70,7 @@ describe.each(['accounts', 'open'] as const)('POST /api/shorten rules (%s mode)'
     const c = await clientFor(mode);
     expect((await c.link('https://example.com/1', { custom_code: 'abc' })).short_code).toBe('abc');
     expect((await c.link('https://example.com/2', { custom_code: 'ABC' })).short_code).toBe('ABC');
-    const long = 'a-b_C'.repeat(6) + '12';
+    const long = `${'a-b_C'.repeat(6)}12`;
     expect(long).toHaveLength(32);
     expect((await c.link('https://example.com/3', { custom_code: long })).short_code).toBe(long);
     expect((await c.link('https://example.com/4', { custom_code: 'x' })).short_code).toBe('x');
