@@ -3,11 +3,12 @@
 -- links: short_code holds custom codes of up to 32 characters; user_id is null for
 --   links made in open mode; `source` is the label given at creation, copied into
 --   each click record. The two *_newest indexes serve the newest-first list.
--- clicks: one row per counted redirect; no IP address is kept.
+-- clicks: one row per counted redirect; no IP address is kept. It has no secondary
+--   index on purpose: every redirect appends to it, so it stays one b-tree write.
 -- settings: server-wide values, such as the generated JWT secret.
 -- Never edit this file once released: add a new migration instead.
 CREATE TABLE `clicks` (
-	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`id` integer PRIMARY KEY NOT NULL,
 	`link_id` integer NOT NULL,
 	`source` text,
 	`query_source` text,
@@ -17,7 +18,6 @@ CREATE TABLE `clicks` (
 	FOREIGN KEY (`link_id`) REFERENCES `links`(`id`) ON UPDATE no action ON DELETE cascade
 );
 --> statement-breakpoint
-CREATE INDEX `clicks_link_time` ON `clicks` (`link_id`,`created_at`);--> statement-breakpoint
 CREATE TABLE `links` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`user_id` integer,

@@ -8,8 +8,8 @@ import type { Store } from '../store/store.ts';
 export interface CachedLink {
   id: number;
   source: string | null;
-  /** The response headers of a redirect to this link, built once. */
-  headers: Record<string, string>;
+  /** A fresh 307 to this link; its headers are built once, when the link is cached. */
+  respond: () => Response;
 }
 
 export interface LinkCacheOptions {
@@ -20,6 +20,9 @@ export interface LinkCacheOptions {
   /** How long an unknown code is believed unknown, in milliseconds. */
   missTtlMs: number;
 }
+
+/** What peek() answers for a code known to have no link. */
+export const UNKNOWN: unique symbol = Symbol('unknown code');
 
 export const DEFAULT_CACHE: LinkCacheOptions = {
   size: 100_000,
@@ -37,17 +40,28 @@ export class LinkCache {
     private readonly options: LinkCacheOptions = DEFAULT_CACHE,
   ) {}
 
-  /** The link of a code, or undefined when no link has it. */
-  async get(code: string): Promise<CachedLink | undefined> {
+  /**
+   * The link of a code when the cache knows it, without waiting: a CachedLink, UNKNOWN
+   * for a code recently found to have no link, or undefined when the store must be asked.
+   */
+  peek(code: string): CachedLink | typeof UNKNOWN | undefined {
     const hit = this.hits.get(code);
     if (hit !== undefined) {
+      // Re-inserting moves the code to the most recently used end.
       this.hits.delete(code);
       this.hits.set(code, hit);
       return hit;
     }
     const missedAt = this.misses.get(code);
-    if (missedAt !== undefined && Date.now() - missedAt < this.options.missTtlMs) return undefined;
-    return this.load(code);
+    if (missedAt !== undefined && Date.now() - missedAt < this.options.missTtlMs) return UNKNOWN;
+    return undefined;
+  }
+
+  /** The link of a code, or undefined when no link has it. */
+  async get(code: string): Promise<CachedLink | undefined> {
+    const known = this.peek(code);
+    if (known === UNKNOWN) return undefined;
+    return known ?? this.load(code);
   }
 
   /** Called when this instance creates a link, so its code is not believed unknown. */
@@ -64,13 +78,14 @@ export class LinkCache {
       return undefined;
     }
     this.misses.delete(code);
+    const headers = {
+      location: toLocationHeader(target.originalUrl),
+      'cache-control': 'private, no-store',
+    };
     const link: CachedLink = {
       id: target.id,
       source: target.source,
-      headers: {
-        location: toLocationHeader(target.originalUrl),
-        'cache-control': 'private, no-store',
-      },
+      respond: () => new Response(null, { status: 307, headers }),
     };
     this.hits.set(code, link);
     if (this.hits.size > this.options.size) this.evictOldest(this.hits);

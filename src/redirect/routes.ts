@@ -8,7 +8,7 @@ import { isCodeShaped } from '../domain/codes.ts';
 import { Messages } from '../domain/errors.ts';
 import { CLICK_HEADER_MAX_LENGTH, cut, SOURCE_MAX_LENGTH } from '../domain/sources.ts';
 import { errorResponse } from '../http/responses.ts';
-import type { LinkCache } from './link-cache.ts';
+import { type CachedLink, type LinkCache, UNKNOWN } from './link-cache.ts';
 
 export interface RedirectRoutesOptions {
   mode: Mode;
@@ -19,27 +19,44 @@ export interface RedirectRoutesOptions {
 export function redirectRoutes({ mode, cache, clicks }: RedirectRoutesOptions) {
   const trackQuerySource = mode === 'accounts';
 
-  async function redirect(code: string, request: Request): Promise<Response> {
-    const link = isCodeShaped(code) ? await cache.get(code) : undefined;
-    if (link === undefined) return errorResponse(404, Messages.notFound);
+  /** Synchronous on a cache hit; a Promise only when a click must commit or the store be asked. */
+  function redirect(code: string, request: Request): Response | Promise<Response> {
+    const link = isCodeShaped(code) ? cache.peek(code) : UNKNOWN;
+    if (link === UNKNOWN) return notFound();
+    if (link === undefined) return lookUpThenRedirect(code, request);
     // Elysia runs GET routes for HEAD as well; HEAD must not count.
-    if (request.method !== 'HEAD') {
-      const headers = request.headers;
-      await clicks.record({
-        linkId: link.id,
-        source: link.source,
-        querySource: trackQuerySource ? querySource(request.url) : null,
-        referrer: header(headers, 'referer'),
-        userAgent: header(headers, 'user-agent'),
-        createdAt: Date.now(),
-      });
-    }
-    return new Response(null, { status: 307, headers: link.headers });
+    if (request.method === 'HEAD') return link.respond();
+    return count(link, request).then(link.respond);
+  }
+
+  async function lookUpThenRedirect(code: string, request: Request): Promise<Response> {
+    const link = await cache.get(code);
+    if (link === undefined) return notFound();
+    if (request.method === 'HEAD') return link.respond();
+    await count(link, request);
+    return link.respond();
+  }
+
+  /** Resolves once the click is committed (the 307 must not leave before). */
+  function count(link: CachedLink, request: Request): Promise<void> {
+    const headers = request.headers;
+    return clicks.record({
+      linkId: link.id,
+      source: link.source,
+      querySource: trackQuerySource ? querySource(request.url) : null,
+      referrer: header(headers, 'referer'),
+      userAgent: header(headers, 'user-agent'),
+      createdAt: Date.now(),
+    });
   }
 
   return new Elysia({ name: 'kurz/redirect', seed: mode }).get('/:code', ({ params, request }) =>
     redirect(params.code, request),
   );
+}
+
+function notFound(): Response {
+  return errorResponse(404, Messages.notFound);
 }
 
 function header(headers: Headers, name: string): string | null {

@@ -36,21 +36,20 @@ export const links = sqliteTable(
   ],
 );
 
-export const clicks = sqliteTable(
-  'clicks',
-  {
-    id: integer('id').primaryKey({ autoIncrement: true }),
-    linkId: integer('link_id')
-      .notNull()
-      .references(() => links.id, { onDelete: 'cascade' }),
-    source: text('source'),
-    querySource: text('query_source'),
-    referrer: text('referrer'),
-    userAgent: text('user_agent'),
-    createdAt: integer('created_at').notNull(),
-  },
-  (table) => [index('clicks_link_time').on(table.linkId, table.createdAt)],
-);
+// Append-only and written on every redirect: no secondary index, so a click costs one
+// b-tree append. Analytics will add the indexes (or rollups) they need.
+export const clicks = sqliteTable('clicks', {
+  // A plain rowid key: AUTOINCREMENT would add a sqlite_sequence write to every batch.
+  id: integer('id').primaryKey(),
+  linkId: integer('link_id')
+    .notNull()
+    .references(() => links.id, { onDelete: 'cascade' }),
+  source: text('source'),
+  querySource: text('query_source'),
+  referrer: text('referrer'),
+  userAgent: text('user_agent'),
+  createdAt: integer('created_at').notNull(),
+});
 
 /** Server-wide settings, such as the generated JWT secret. */
 export const settings = sqliteTable('settings', {

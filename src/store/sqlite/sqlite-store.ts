@@ -21,7 +21,7 @@ import type {
 import { applyMigrations } from './migrate.ts';
 import * as schema from './schema.ts';
 
-const { users, links, clicks, settings } = schema;
+const { users, links, settings } = schema;
 
 export interface SqliteOptions {
   /** A file path (its folder is created) or `:memory:`. */
@@ -45,6 +45,55 @@ function classify(error: unknown): unknown {
   return error;
 }
 
+/** Click rows per multi-row INSERT: one statement run for many rows is ~30% cheaper. */
+const CLICK_CHUNK = 16;
+const CLICK_COLUMNS = '(link_id, source, query_source, referrer, user_agent, created_at)';
+const CLICK_ROW = '(?, ?, ?, ?, ?, ?)';
+
+/**
+ * The hot write of kurz, on bun:sqlite statements directly (drizzle's placeholder
+ * filling costs more than the insert): one IMMEDIATE transaction per batch, click rows
+ * 16 at a time, then one `clicks = clicks + n` per link.
+ */
+function clickCommitter(sqlite: Database) {
+  const insertOne = sqlite.prepare(`INSERT INTO clicks ${CLICK_COLUMNS} VALUES ${CLICK_ROW}`);
+  const insertChunk = sqlite.prepare(
+    `INSERT INTO clicks ${CLICK_COLUMNS} VALUES ${Array(CLICK_CHUNK).fill(CLICK_ROW).join(', ')}`,
+  );
+  const addClicks = sqlite.prepare('UPDATE links SET clicks = clicks + ? WHERE id = ?');
+  const values: (string | number | null)[] = new Array(CLICK_CHUNK * 6);
+  const perLink = new Map<number, number>();
+  const tx = sqlite.transaction((batch: readonly Click[]) => {
+    perLink.clear();
+    let i = 0;
+    for (; i + CLICK_CHUNK <= batch.length; i += CLICK_CHUNK) {
+      for (let j = 0; j < CLICK_CHUNK; j++) {
+        const c = batch[i + j] as Click;
+        const o = j * 6;
+        values[o] = c.linkId;
+        values[o + 1] = c.source;
+        values[o + 2] = c.querySource;
+        values[o + 3] = c.referrer;
+        values[o + 4] = c.userAgent;
+        values[o + 5] = c.createdAt;
+      }
+      insertChunk.run(...values);
+    }
+    for (; i < batch.length; i++) {
+      const c = batch[i] as Click;
+      insertOne.run(c.linkId, c.source, c.querySource, c.referrer, c.userAgent, c.createdAt);
+    }
+    for (const c of batch) perLink.set(c.linkId, (perLink.get(c.linkId) ?? 0) + 1);
+    for (const [id, n] of perLink) addClicks.run(n, id);
+  });
+  return {
+    commit: (batch: readonly Click[]) => tx.immediate(batch),
+    finalize() {
+      for (const statement of [insertOne, insertChunk, addClicks]) statement.finalize();
+    },
+  };
+}
+
 /** Opens (creating when needed) and migrates a SQLite database. */
 export function openSqlite(options: SqliteOptions): SqliteStore {
   if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
@@ -66,7 +115,7 @@ export function openSqlite(options: SqliteOptions): SqliteStore {
 export class SqliteStore implements Store {
   private readonly q;
   private closed = false;
-  private readonly commitClicks: (batch: readonly Click[]) => void;
+  private readonly clickWrites: ReturnType<typeof clickCommitter>;
   private readonly readPage: (query: LinkQuery) => LinkPage;
 
   constructor(
@@ -138,22 +187,6 @@ export class SqliteStore implements Store {
         .from(links)
         .where(eq(links.shortCode, p('code')))
         .prepare(),
-      insertClick: db
-        .insert(clicks)
-        .values({
-          linkId: p('linkId'),
-          source: p('source'),
-          querySource: p('querySource'),
-          referrer: p('referrer'),
-          userAgent: p('userAgent'),
-          createdAt: p('createdAt'),
-        })
-        .prepare(),
-      addClicks: db
-        .update(links)
-        .set({ clicks: sql`${links.clicks} + ${p('n')}` })
-        .where(eq(links.id, p('id')))
-        .prepare(),
       insertSetting: db
         .insert(settings)
         .values({ key: p('key'), value: p('value') })
@@ -168,17 +201,7 @@ export class SqliteStore implements Store {
     };
 
     const q = this.q;
-    const perLink = new Map<number, number>();
-    // One write transaction per batch: every click record, then one counter update per link.
-    const tx = sqlite.transaction((batch: readonly Click[]) => {
-      perLink.clear();
-      for (const click of batch) {
-        q.insertClick.run(click);
-        perLink.set(click.linkId, (perLink.get(click.linkId) ?? 0) + 1);
-      }
-      for (const [id, n] of perLink) q.addClicks.run({ id, n });
-    });
-    this.commitClicks = (batch) => tx.immediate(batch);
+    this.clickWrites = clickCommitter(sqlite);
 
     // A page and its total are read in one transaction, so they agree with each other.
     this.readPage = sqlite.transaction(({ owner, limit, offset }: LinkQuery): LinkPage => {
@@ -225,7 +248,7 @@ export class SqliteStore implements Store {
   }
 
   recordClicks(batch: readonly Click[]): Promise<void> {
-    return this.guard(() => this.commitClicks(batch));
+    return this.guard(() => this.clickWrites.commit(batch));
   }
 
   setting(key: string, make: () => string): Promise<string> {
@@ -255,6 +278,7 @@ export class SqliteStore implements Store {
       for (const query of Object.values(this.q)) {
         (query as unknown as { stmt: { finalize(): void } }).stmt.finalize();
       }
+      this.clickWrites.finalize();
       this.sqlite.run('PRAGMA wal_checkpoint(TRUNCATE)');
       this.sqlite.close(true);
     });
