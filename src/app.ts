@@ -7,11 +7,11 @@ import { authRoutes } from './auth/routes.ts';
 import { ClickWriter } from './clicks/click-writer.ts';
 import type { Mode } from './config/config.ts';
 import { healthRoutes } from './health/routes.ts';
-import { errorHandler } from './http/error-handler.ts';
+import { errorHandler, errorToResponse } from './http/error-handler.ts';
 import { linkRoutes } from './links/routes.ts';
 import { consoleLogger, type Logger } from './logger.ts';
 import { DEFAULT_CACHE, LinkCache, type LinkCacheOptions } from './redirect/link-cache.ts';
-import { redirectRoutes } from './redirect/routes.ts';
+import { createRedirect, nativeRedirectRoute, redirectRoutes } from './redirect/routes.ts';
 import type { Store } from './store/store.ts';
 
 export interface AppDeps {
@@ -42,7 +42,12 @@ export function createApp(deps: AppDeps) {
   const cache = new LinkCache(store, { ...DEFAULT_CACHE, ...deps.cache });
   const secret = deps.jwtSecret;
 
-  const app = new Elysia({ strictPath: true })
+  const redirect = createRedirect({ mode, cache, clicks });
+  const app = new Elysia({
+    strictPath: true,
+    // Served by Bun itself when listening; Elysia's own route below answers app.handle().
+    serve: { routes: nativeRedirectRoute(redirect, (e, r) => errorToResponse(e, r, log)) },
+  })
     .use(errorHandler(log))
     .use(healthRoutes(store))
     .use(linkRoutes({ mode, store, cache, secret }));
@@ -57,7 +62,7 @@ export function createApp(deps: AppDeps) {
     );
   }
   // Last: the catch-all code route must not shadow the fixed paths above.
-  return app.use(redirectRoutes({ mode, cache, clicks }));
+  return app.use(redirectRoutes(redirect));
 }
 
 export type App = ReturnType<typeof createApp>;

