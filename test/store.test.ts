@@ -62,6 +62,40 @@ describe('SQLite store', () => {
     raw.close();
   });
 
+  test('a batch of clicks is written whole, every field in its place, and counted per link', async () => {
+    const store = openSqlite({ path: ':memory:', durability: 'normal' });
+    const make = (code: string) =>
+      store.createLink({
+        userId: null,
+        originalUrl: 'https://x.example',
+        shortCode: code,
+        source: 's',
+        createdAt: 1,
+      });
+    const [a, b] = [await make('a'), await make('b')];
+    // 37 clicks: two 16-row statements and five single rows.
+    const batch = Array.from({ length: 37 }, (_, i) => ({
+      linkId: (i % 3 === 0 ? b : a)?.id as number,
+      source: i % 2 ? `src${i}` : null,
+      querySource: i % 5 ? `q${i}` : null,
+      referrer: `https://ref/${i}`,
+      userAgent: i % 7 ? `ua${i}` : null,
+      createdAt: 1000 + i,
+    }));
+    await store.recordClicks(batch);
+    const rows = store.sqlite
+      .query(
+        'SELECT link_id AS linkId, source, query_source AS querySource, referrer, user_agent AS userAgent, created_at AS createdAt FROM clicks ORDER BY id',
+      )
+      .all();
+    expect(rows).toEqual(batch);
+    const counts = store.sqlite.query('SELECT short_code, clicks FROM links ORDER BY id').all();
+    expect(counts).toEqual([
+      { short_code: 'a', clicks: 24 },
+      { short_code: 'b', clicks: 13 },
+    ]);
+  });
+
   test('a setting is made once and then kept (first writer wins)', async () => {
     const store = openSqlite({ path: ':memory:', durability: 'normal' });
     expect(await store.setting('k', () => 'first')).toBe('first');

@@ -1,6 +1,7 @@
-// The redirect's lookup cache: code → what a redirect needs, bounded, least recently
-// used evicted; unknown codes are remembered briefly (and boundedly) so that a flood of
-// random codes does not reach the database. Counters are never cached.
+// The redirect's lookup cache: code → what a redirect needs, bounded, evicting with the
+// CLOCK (second chance) approximation of LRU, so a hit costs one flag write rather than
+// a reordering. Unknown codes are remembered briefly (and boundedly) so that a flood of
+// them does not reach the database. Counters are never cached.
 
 import { toLocationHeader } from '../domain/urls.ts';
 import type { Store } from '../store/store.ts';
@@ -10,6 +11,8 @@ export interface CachedLink {
   source: string | null;
   /** A fresh 307 to this link; its headers are built once, when the link is cached. */
   respond: () => Response;
+  /** Set on every hit, cleared as eviction passes by: the CLOCK's reference bit. */
+  used: boolean;
 }
 
 export interface LinkCacheOptions {
@@ -31,7 +34,7 @@ export const DEFAULT_CACHE: LinkCacheOptions = {
 };
 
 export class LinkCache {
-  // Map keeps insertion order: the first key is the least recently used.
+  // Map keeps insertion order: eviction looks at the oldest insertions first.
   private readonly hits = new Map<string, CachedLink>();
   private readonly misses = new Map<string, number>();
 
@@ -47,9 +50,7 @@ export class LinkCache {
   peek(code: string): CachedLink | typeof UNKNOWN | undefined {
     const hit = this.hits.get(code);
     if (hit !== undefined) {
-      // Re-inserting moves the code to the most recently used end.
-      this.hits.delete(code);
-      this.hits.set(code, hit);
+      hit.used = true;
       return hit;
     }
     const missedAt = this.misses.get(code);
@@ -74,7 +75,10 @@ export class LinkCache {
     if (target === undefined) {
       this.misses.delete(code);
       this.misses.set(code, Date.now());
-      if (this.misses.size > this.options.missSize) this.evictOldest(this.misses);
+      if (this.misses.size > this.options.missSize) {
+        const oldest = this.misses.keys().next();
+        if (!oldest.done) this.misses.delete(oldest.value);
+      }
       return undefined;
     }
     this.misses.delete(code);
@@ -87,14 +91,20 @@ export class LinkCache {
       id: target.id,
       source: target.source,
       respond: () => new Response(null, { status: 307, headers }),
+      used: false,
     };
     this.hits.set(code, link);
-    if (this.hits.size > this.options.size) this.evictOldest(this.hits);
+    if (this.hits.size > this.options.size) this.evictOne();
     return link;
   }
 
-  private evictOldest(map: Map<string, unknown>): void {
-    const oldest = map.keys().next();
-    if (!oldest.done) map.delete(oldest.value);
+  /** Evicts the oldest entry not used since the hand last passed it; used ones get a second chance. */
+  private evictOne(): void {
+    for (const [code, link] of this.hits) {
+      this.hits.delete(code);
+      if (!link.used) return;
+      link.used = false;
+      this.hits.set(code, link);
+    }
   }
 }

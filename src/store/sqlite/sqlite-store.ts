@@ -18,6 +18,7 @@ import type {
   User,
   UserWithHash,
 } from '../store.ts';
+import type { CheckpointerMessage } from './checkpointer.ts';
 import { applyMigrations } from './migrate.ts';
 import * as schema from './schema.ts';
 
@@ -45,7 +46,10 @@ function classify(error: unknown): unknown {
   return error;
 }
 
-/** Click rows per multi-row INSERT: one statement run for many rows is ~30% cheaper. */
+/**
+ * Click rows per multi-row INSERT: one statement run for many rows is ~30% cheaper, and
+ * binding them as one array (not spread arguments) saves another third of a run's cost.
+ */
 const CLICK_CHUNK = 16;
 const CLICK_COLUMNS = '(link_id, source, query_source, referrer, user_agent, created_at)';
 const CLICK_ROW = '(?, ?, ?, ?, ?, ?)';
@@ -77,7 +81,8 @@ function clickCommitter(sqlite: Database) {
         values[o + 4] = c.userAgent;
         values[o + 5] = c.createdAt;
       }
-      insertChunk.run(...values);
+      // bun:sqlite binds an array positionally; its types only admit a record.
+      insertChunk.run(values as unknown as Record<string, string | number | null>);
     }
     for (; i < batch.length; i++) {
       const c = batch[i] as Click;
@@ -94,9 +99,19 @@ function clickCommitter(sqlite: Database) {
   };
 }
 
+/** How often the checkpointer thread copies the WAL into the database file. */
+const CHECKPOINT_INTERVAL_MS = 100;
+/**
+ * WAL pages after which the writer checkpoints by itself: a backstop, since under
+ * continuous writes the checkpointer never catches up to the last frame and only the
+ * writer can then restart the WAL. By then the checkpointer has copied nearly all of it.
+ */
+const WRITER_CHECKPOINT_PAGES = 4096;
+
 /** Opens (creating when needed) and migrates a SQLite database. */
 export function openSqlite(options: SqliteOptions): SqliteStore {
-  if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
+  const inFile = options.path !== ':memory:';
+  if (inFile) mkdirSync(dirname(options.path), { recursive: true });
   const sqlite = new Database(options.path, { create: true, strict: true });
   try {
     sqlite.run('PRAGMA journal_mode = WAL');
@@ -105,11 +120,53 @@ export function openSqlite(options: SqliteOptions): SqliteStore {
     sqlite.run('PRAGMA foreign_keys = ON');
     const db = drizzle({ client: sqlite, schema });
     applyMigrations(db);
-    return new SqliteStore(sqlite, db);
+    return new SqliteStore(
+      sqlite,
+      db,
+      inFile ? startCheckpointer(sqlite, options.path) : undefined,
+    );
   } catch (error) {
     sqlite.close();
     throw error;
   }
+}
+
+/** Starts the checkpointer thread; until it runs, and if it fails, the writer checkpoints as usual. */
+function startCheckpointer(sqlite: Database, path: string): Worker {
+  const worker = new Worker(new URL('./checkpointer.ts', import.meta.url).href);
+  worker.onmessage = (event) => {
+    if (event.data === 'started')
+      sqlite.run(`PRAGMA wal_autocheckpoint = ${WRITER_CHECKPOINT_PAGES}`);
+  };
+  worker.onerror = () => {
+    try {
+      sqlite.run('PRAGMA wal_autocheckpoint = 1000');
+    } catch {
+      // Already closed: nothing left to checkpoint.
+    }
+  };
+  worker.postMessage({
+    start: { path, intervalMs: CHECKPOINT_INTERVAL_MS },
+  } satisfies CheckpointerMessage);
+  // The thread must not keep the process alive on its own.
+  worker.unref();
+  return worker;
+}
+
+function stopCheckpointer(worker: Worker): Promise<void> {
+  return new Promise((resolve) => {
+    const timeout = setTimeout(() => {
+      worker.terminate();
+      resolve();
+    }, 1000);
+    worker.onmessage = (event) => {
+      if (event.data !== 'stopped') return;
+      clearTimeout(timeout);
+      worker.terminate();
+      resolve();
+    };
+    worker.postMessage('stop' satisfies CheckpointerMessage);
+  });
 }
 
 export class SqliteStore implements Store {
@@ -122,6 +179,7 @@ export class SqliteStore implements Store {
     /** The raw handle, for tests and tools that inspect what the API does not show. */
     readonly sqlite: Database,
     db: BunSQLiteDatabase<typeof schema>,
+    private readonly checkpointer?: Worker,
   ) {
     const p = sql.placeholder;
     const linkColumns = {
@@ -270,8 +328,9 @@ export class SqliteStore implements Store {
   }
 
   /** Closes for good: later calls fail as unavailable. The WAL is checkpointed into the file. */
-  close(): Promise<void> {
-    if (this.closed) return Promise.resolve();
+  async close(): Promise<void> {
+    if (this.closed) return;
+    if (this.checkpointer) await stopCheckpointer(this.checkpointer);
     return this.guard(() => {
       this.closed = true;
       // A handle with live statements would linger; finalize ours so the file really closes.

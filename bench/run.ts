@@ -1,0 +1,346 @@
+// The kurz benchmark. Starts the compiled dist/kurz and, in the same run, a bare
+// Bun.serve ceiling; both pinned to CPU 0, wrk pinned to CPU 1 (64 connections,
+// interleaved rounds). Prints numbers and ratios; never part of the test run.
+//
+//   bun run build && bun bench/run.ts [redirect|create|million|startup|all] [--rounds N] [--seconds S]
+
+import { Database } from 'bun:sqlite';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { median, type WrkResult, wrk } from './wrk.ts';
+
+const ROOT = resolve(import.meta.dir, '..');
+const BINARY = join(ROOT, 'dist', 'kurz');
+const SERVER_CPU = 0;
+const LOAD_CPU = 1;
+
+const argv = process.argv.slice(2);
+const flag = (name: string, fallback: number) => {
+  const i = argv.indexOf(name);
+  return i === -1 ? fallback : Number(argv[i + 1]);
+};
+const ROUNDS = flag('--rounds', 5);
+const SECONDS = flag('--seconds', 5);
+const only = argv.find((a) => !a.startsWith('--') && Number.isNaN(Number(a))) ?? 'all';
+const work = mkdtempSync(join(tmpdir(), 'kurz-bench-'));
+
+interface Server {
+  url: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+async function startServer(command: string[], pattern: RegExp): Promise<Server> {
+  const proc = Bun.spawn(['taskset', '-c', String(SERVER_CPU), ...command], {
+    stdout: 'pipe',
+    stderr: 'inherit',
+    cwd: work,
+  });
+  const reader = proc.stdout.getReader();
+  let out = '';
+  while (!pattern.test(out)) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`server exited: ${command.join(' ')}\n${out}`);
+    out += new TextDecoder().decode(value);
+  }
+  void (async () => {
+    while (!(await reader.read()).done) {}
+  })();
+  const port = pattern.exec(out)?.[1];
+  return {
+    url: `http://127.0.0.1:${port}`,
+    pid: proc.pid,
+    async stop() {
+      proc.kill('SIGTERM');
+      await proc.exited;
+    },
+  };
+}
+
+const KURZ_LINE = /kurz listening on http:\/\/[^:]+:(\d+) /;
+
+function startKurz(db: string, mode = 'open') {
+  return startServer(
+    [BINARY, 'serve', '--mode', mode, '--port', '0', '--host', '127.0.0.1', '--db', db],
+    KURZ_LINE,
+  );
+}
+
+function startCeiling() {
+  return startServer(
+    ['bun', join(import.meta.dir, 'ceiling.ts'), '0'],
+    /listening on http:\/\/[^:]+:(\d+)/,
+  );
+}
+
+function rssMiB(pid: number): number {
+  const status = require('node:fs').readFileSync(`/proc/${pid}/status`, 'utf8') as string;
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
+}
+
+async function createLink(base: string, body: object) {
+  const r = await fetch(`${base}/api/shorten`, { method: 'POST', body: JSON.stringify(body) });
+  if (r.status !== 201) throw new Error(`create failed: ${r.status} ${await r.text()}`);
+  return r.json() as Promise<{ short_code: string }>;
+}
+
+async function clicksOf(base: string, code: string): Promise<number> {
+  const links = (await (await fetch(`${base}/api/links`)).json()) as {
+    short_code: string;
+    clicks: number;
+  }[];
+  return links.find((l) => l.short_code === code)?.clicks ?? -1;
+}
+
+const fmt = (n: number, d = 0) =>
+  n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
+function summarise(name: string, runs: WrkResult[]) {
+  return {
+    name,
+    rps: median(runs.map((r) => r.rps)),
+    p50: median(runs.map((r) => r.p50ms)),
+    p99: median(runs.map((r) => r.p99ms)),
+    requests: runs.reduce((a, r) => a + r.requests, 0),
+    bad: runs.reduce((a, r) => a + r.errors + r.non2xx3xx, 0),
+  };
+}
+function printRow(s: ReturnType<typeof summarise>) {
+  console.log(
+    `  ${s.name.padEnd(34)} ${fmt(s.rps).padStart(9)} req/s   p50 ${fmt(s.p50, 2).padStart(6)} ms   p99 ${fmt(s.p99, 2).padStart(6)} ms${s.bad ? `   (${s.bad} errors/non-3xx)` : ''}`,
+  );
+}
+
+function luaPaths(codes: string[], name: string): string {
+  const list = join(work, `${name}.txt`);
+  writeFileSync(list, codes.join('\n'));
+  const script = join(work, `${name}.lua`);
+  writeFileSync(
+    script,
+    `local paths = {}
+for line in io.lines("${list}") do paths[#paths + 1] = "/" .. line end
+local n = #paths
+request = function() return wrk.format("GET", paths[math.random(n)]) end
+`,
+  );
+  return script;
+}
+
+async function benchRedirect() {
+  console.log(
+    `\n# Redirect with durable click vs bare Bun.serve (${ROUNDS} interleaved rounds of ${SECONDS}s, 64 connections)`,
+  );
+  const ceiling = await startCeiling();
+  const kurz = await startKurz(join(work, 'redirect.db'));
+  const { short_code } = await createLink(kurz.url, {
+    url: 'https://example.com/bench',
+    custom_code: 'bench',
+  });
+  // Warm-up: JIT, caches, WAL.
+  await wrk({ url: `${ceiling.url}/bench`, seconds: 2, cpu: LOAD_CPU });
+  let received = (await wrk({ url: `${kurz.url}/${short_code}`, seconds: 2, cpu: LOAD_CPU }))
+    .requests;
+  const base: WrkResult[] = [];
+  const ours: WrkResult[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    base.push(await wrk({ url: `${ceiling.url}/bench`, seconds: SECONDS, cpu: LOAD_CPU }));
+    const r = await wrk({ url: `${kurz.url}/${short_code}`, seconds: SECONDS, cpu: LOAD_CPU });
+    received += r.requests;
+    ours.push(r);
+  }
+  const rss = rssMiB(kurz.pid);
+  const ceilingRss = rssMiB(ceiling.pid);
+  const clicks = await clicksOf(kurz.url, short_code);
+  const c = summarise('ceiling (Bun.serve + Map, 307)', base);
+  const k = summarise('kurz GET /{code} (click committed)', ours);
+  printRow(c);
+  printRow(k);
+  console.log(
+    `  ratio kurz/ceiling: throughput ${(k.rps / c.rps).toFixed(3)}, p99 ${(k.p99 / c.p99).toFixed(2)}x`,
+  );
+  console.log(
+    `  RSS after load: kurz ${fmt(rssMiB(kurz.pid), 1)} MiB, ceiling ${fmt(ceilingRss, 1)} MiB (kurz right after: ${fmt(rss, 1)} MiB)`,
+  );
+  // wrk does not count responses still in flight when it stops, so clicks may exceed
+  // the 307s it read by at most the number of connections.
+  const ok = clicks >= received && clicks - received <= 64 * (ROUNDS + 1);
+  console.log(
+    `  clicks recorded ${fmt(clicks)} vs 307s received ${fmt(received)}: ${ok ? 'OK' : 'MISMATCH'}`,
+  );
+  await kurz.stop();
+  await ceiling.stop();
+  return { c, k };
+}
+
+async function benchCreate() {
+  console.log(`\n# Create in open mode (POST /api/shorten, ${ROUNDS} rounds of ${SECONDS}s)`);
+  const kurz = await startKurz(join(work, 'create.db'));
+  const script = join(work, 'create.lua');
+  writeFileSync(
+    script,
+    `wrk.method = "POST"
+wrk.body = '{"url": "https://example.com/a/fairly/typical/path?utm_source=bench"}'
+wrk.headers["Content-Type"] = "application/json"
+`,
+  );
+  await wrk({ url: `${kurz.url}/api/shorten`, seconds: 2, cpu: LOAD_CPU, script });
+  const runs: WrkResult[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    runs.push(
+      await wrk({ url: `${kurz.url}/api/shorten`, seconds: SECONDS, cpu: LOAD_CPU, script }),
+    );
+  }
+  const s = summarise('kurz POST /api/shorten', runs);
+  printRow(s);
+  const total = Number((await fetch(`${kurz.url}/api/links?limit=1`)).headers.get('x-total-count'));
+  console.log(
+    `  links created ${fmt(s.rps)}/s (target ≥ 10,000); ${fmt(total)} links in the database`,
+  );
+  await kurz.stop();
+}
+
+/** Writes n links straight into a migrated database (codes c0000000…), fast. */
+async function seed(db: string, n: number): Promise<string[]> {
+  const migrate = Bun.spawnSync([BINARY, 'migrate', '--db', db]);
+  if (migrate.exitCode !== 0) throw new Error(migrate.stderr.toString());
+  const sqlite = new Database(db);
+  sqlite.run('PRAGMA journal_mode = WAL');
+  sqlite.run('PRAGMA synchronous = OFF');
+  const insert = sqlite.prepare(
+    'INSERT INTO links (user_id, original_url, short_code, source, created_at, clicks) VALUES (NULL, ?, ?, NULL, ?, 0)',
+  );
+  const codes: string[] = [];
+  const start = Date.now() - n;
+  const chunk = sqlite.transaction((from: number, to: number) => {
+    for (let i = from; i < to; i++) {
+      const code = `c${i.toString(36).padStart(7, '0')}`;
+      codes.push(code);
+      insert.run(
+        `https://example.com/article/${i}?utm_source=seed&utm_medium=bench`,
+        code,
+        start + i,
+      );
+    }
+  });
+  for (let i = 0; i < n; i += 50_000) chunk(i, Math.min(n, i + 50_000));
+  sqlite.run('PRAGMA wal_checkpoint(TRUNCATE)');
+  sqlite.close();
+  return codes;
+}
+
+async function benchMillion() {
+  const N = 1_000_000;
+  const HOT = 50_000;
+  console.log(`\n# ${fmt(N)} links (${ROUNDS} rounds of ${SECONDS}s each)`);
+  const t0 = performance.now();
+  const codes = await seed(join(work, 'million.db'), N);
+  console.log(`  seeded ${fmt(N)} links in ${fmt((performance.now() - t0) / 1000, 1)} s`);
+  // The hot set: 50,000 codes spread over the whole table, picked at random by wrk.
+  const hot = Array.from({ length: HOT }, (_, i) => codes[Math.floor((i * N) / HOT)] as string);
+  const hotScript = luaPaths(hot, 'hot');
+
+  const one = await startKurz(join(work, 'one.db'));
+  const { short_code } = await createLink(one.url, {
+    url: 'https://example.com/bench',
+    custom_code: 'bench',
+  });
+  const oneScript = luaPaths([short_code], 'one');
+  await wrk({ url: one.url, seconds: 2, cpu: LOAD_CPU, script: oneScript });
+
+  const big = await startKurz(join(work, 'million.db'));
+  const cold = await wrk({ url: big.url, seconds: SECONDS, cpu: LOAD_CPU, script: hotScript });
+  const oneRuns: WrkResult[] = [];
+  const warmRuns: WrkResult[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    oneRuns.push(await wrk({ url: one.url, seconds: SECONDS, cpu: LOAD_CPU, script: oneScript }));
+    warmRuns.push(await wrk({ url: big.url, seconds: SECONDS, cpu: LOAD_CPU, script: hotScript }));
+  }
+  const o = summarise('1 link (same wrk script)', oneRuns);
+  const c = summarise(`1M links, cold (first ${SECONDS}s)`, [cold]);
+  const w = summarise('1M links, warm', warmRuns);
+  printRow(o);
+  printRow(c);
+  printRow(w);
+  console.log(
+    `  ratio warm 1M / 1 link: ${(w.rps / o.rps).toFixed(3)} (target ≥ 0.90); RSS ${fmt(rssMiB(big.pid), 1)} MiB`,
+  );
+
+  const listRuns: WrkResult[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    listRuns.push(
+      await wrk({
+        url: `${big.url}/api/links?limit=100`,
+        seconds: SECONDS,
+        cpu: LOAD_CPU,
+        connections: 8,
+      }),
+    );
+  }
+  printRow(summarise('GET /api/links?limit=100, 1M links', listRuns));
+  const deep = await wrk({
+    url: `${big.url}/api/links?limit=100&offset=500000`,
+    seconds: SECONDS,
+    cpu: LOAD_CPU,
+    connections: 8,
+  });
+  printRow(summarise('  … at offset=500000', [deep]));
+  await big.stop();
+  await one.stop();
+}
+
+async function benchStartup() {
+  const RUNS = 20;
+  console.log(`\n# Exec to first answered request (GET /health), median of ${RUNS}`);
+  for (const [label, fresh] of [
+    ['existing database', false],
+    ['new database', true],
+  ] as const) {
+    const times: number[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      const db = join(work, fresh ? `fresh-${i}.db` : 'startup.db');
+      const port = 20_000 + Math.floor(Math.random() * 20_000);
+      const t0 = performance.now();
+      const proc = Bun.spawn(
+        [
+          BINARY,
+          'serve',
+          '--mode',
+          'open',
+          '--port',
+          String(port),
+          '--host',
+          '127.0.0.1',
+          '--db',
+          db,
+        ],
+        {
+          stdout: 'ignore',
+          stderr: 'ignore',
+          cwd: work,
+        },
+      );
+      for (;;) {
+        try {
+          const r = await fetch(`http://127.0.0.1:${port}/health`);
+          if (r.status === 200) break;
+        } catch {
+          await Bun.sleep(0.5);
+        }
+      }
+      times.push(performance.now() - t0);
+      proc.kill('SIGTERM');
+      await proc.exited;
+    }
+    console.log(
+      `  ${label.padEnd(18)} median ${fmt(median(times), 1)} ms, max ${fmt(Math.max(...times), 1)} ms (target ≤ 50 ms)`,
+    );
+  }
+}
+
+console.log(
+  `kurz benchmark — ${new Date().toISOString()} — ${require('node:os').cpus()[0]?.model}, ${require('node:os').cpus().length} CPUs, Bun ${Bun.version}`,
+);
+if (only === 'all' || only === 'redirect') await benchRedirect();
+if (only === 'all' || only === 'create') await benchCreate();
+if (only === 'all' || only === 'million') await benchMillion();
+if (only === 'all' || only === 'startup') await benchStartup();

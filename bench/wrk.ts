@@ -1,0 +1,67 @@
+// Running wrk (pinned to its own CPU) and reading its report.
+
+export interface WrkResult {
+  requests: number;
+  rps: number;
+  p50ms: number;
+  p99ms: number;
+  errors: number;
+  non2xx3xx: number;
+}
+
+function toMs(value: string): number {
+  const m = /^([\d.]+)(us|ms|s|m)$/.exec(value.trim());
+  if (!m) return Number.NaN;
+  const n = Number(m[1]);
+  return m[2] === 'us' ? n / 1000 : m[2] === 'ms' ? n : m[2] === 's' ? n * 1000 : n * 60_000;
+}
+
+export interface WrkOptions {
+  url: string;
+  seconds: number;
+  connections?: number;
+  cpu: number;
+  script?: string;
+}
+
+export async function wrk(options: WrkOptions): Promise<WrkResult> {
+  const args = [
+    'taskset',
+    '-c',
+    String(options.cpu),
+    'wrk',
+    '-t1',
+    `-c${options.connections ?? 64}`,
+    `-d${options.seconds}s`,
+    '--latency',
+  ];
+  if (options.script) args.push('-s', options.script);
+  args.push(options.url);
+  const proc = Bun.spawn(args, { stdout: 'pipe', stderr: 'pipe' });
+  const [out, err, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
+  if (code !== 0) throw new Error(`wrk failed: ${err}${out}`);
+  const num = (re: RegExp) => Number(re.exec(out)?.[1] ?? 0);
+  const socketErrors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(
+    out,
+  );
+  return {
+    requests: num(/(\d+) requests in/),
+    rps: num(/Requests\/sec:\s+([\d.]+)/),
+    p50ms: toMs(/\s50%\s+(\S+)/.exec(out)?.[1] ?? ''),
+    p99ms: toMs(/\s99%\s+(\S+)/.exec(out)?.[1] ?? ''),
+    errors: socketErrors ? socketErrors.slice(1).reduce((a, b) => a + Number(b), 0) : 0,
+    non2xx3xx: num(/Non-2xx or 3xx responses: (\d+)/),
+  };
+}
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
