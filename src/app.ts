@@ -8,6 +8,7 @@ import { ClickWriter } from './clicks/click-writer.ts';
 import type { Mode } from './config/config.ts';
 import { healthRoutes } from './health/routes.ts';
 import { errorHandler, errorToResponse } from './http/error-handler.ts';
+import { LinkWriter } from './links/link-writer.ts';
 import { linkRoutes } from './links/routes.ts';
 import { consoleLogger, type Logger } from './logger.ts';
 import { DEFAULT_CACHE, LinkCache, type LinkCacheOptions } from './redirect/link-cache.ts';
@@ -20,29 +21,46 @@ export interface AppDeps {
   /** The resolved token key (accounts mode). */
   jwtSecret: string;
   tokenTtlSeconds: number;
-  /** Given by the binary so it can drain pending clicks on shutdown. */
-  clicks?: ClickWriter;
+  /** Given by the binary so it can drain pending writes on shutdown. */
+  writers?: Writers;
   cache?: Partial<LinkCacheOptions>;
   hashing?: HashingCost;
   log?: Logger;
 }
 
-/** Clicks that may wait for a commit at once before redirects are refused with 503. */
-export const MAX_PENDING_CLICKS = 50_000;
+/** Writes that may wait for a commit at once, per writer, before more are refused with 503. */
+export const MAX_PENDING_WRITES = 50_000;
+
+/** The group-committed writers: clicks of redirects and new links. */
+export interface Writers {
+  clicks: ClickWriter;
+  links: LinkWriter;
+}
+
+export function createWriters(store: Store, log: Logger): Writers {
+  const options = (what: string) => ({
+    maxPending: MAX_PENDING_WRITES,
+    onError: (e: unknown) => log.error(`${what} batch failed: ${e}`),
+  });
+  return {
+    clicks: new ClickWriter(store, options('click')),
+    links: new LinkWriter(store, options('link')),
+  };
+}
+
+/** Commits everything the writers hold. */
+export async function drainWriters(writers: Writers): Promise<void> {
+  await Promise.all([writers.clicks.drain(), writers.links.drain()]);
+}
 
 export function createApp(deps: AppDeps) {
   const { mode, store } = deps;
   const log = deps.log ?? consoleLogger;
-  const clicks =
-    deps.clicks ??
-    new ClickWriter(store, {
-      maxPending: MAX_PENDING_CLICKS,
-      onError: (e) => log.error(`click batch failed: ${e}`),
-    });
+  const writers = deps.writers ?? createWriters(store, log);
   const cache = new LinkCache(store, { ...DEFAULT_CACHE, ...deps.cache });
   const secret = deps.jwtSecret;
 
-  const redirect = createRedirect({ mode, cache, clicks });
+  const redirect = createRedirect({ mode, cache, clicks: writers.clicks });
   const app = new Elysia({
     strictPath: true,
     // Served by Bun itself when listening; Elysia's own route below answers app.handle().
@@ -50,7 +68,7 @@ export function createApp(deps: AppDeps) {
   })
     .use(errorHandler(log))
     .use(healthRoutes(store))
-    .use(linkRoutes({ mode, store, cache, secret }));
+    .use(linkRoutes({ mode, store, links: writers.links, cache, secret }));
   if (mode === 'accounts') {
     app.use(
       authRoutes({

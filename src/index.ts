@@ -1,8 +1,7 @@
 // The kurz executable: read the command line, open the store, serve or migrate, and
 // shut down cleanly on SIGINT/SIGTERM.
 
-import { createApp, MAX_PENDING_CLICKS } from './app.ts';
-import { ClickWriter } from './clicks/click-writer.ts';
+import { createApp, createWriters, drainWriters } from './app.ts';
 import { parseCommandLine, USAGE } from './config/cli.ts';
 import { type Config, ConfigError } from './config/config.ts';
 import { consoleLogger as log } from './logger.ts';
@@ -49,16 +48,13 @@ function generateSecret(): string {
 async function serve(config: Config): Promise<number> {
   const store = openStore(config);
   const jwtSecret = config.jwtSecret ?? (await store.setting('jwt_secret', generateSecret));
-  const clicks = new ClickWriter(store, {
-    maxPending: MAX_PENDING_CLICKS,
-    onError: (e) => log.error(`click batch failed: ${e}`),
-  });
+  const writers = createWriters(store, log);
   const app = createApp({
     mode: config.mode,
     store,
     jwtSecret,
     tokenTtlSeconds: config.tokenTtlSeconds,
-    clicks,
+    writers,
   });
   app.listen({
     hostname: config.host,
@@ -83,8 +79,8 @@ async function serve(config: Config): Promise<number> {
       log.info(`kurz: ${signal} received, shutting down`);
       // Stop accepting; in-flight requests finish (their clicks join a batch) …
       await server.stop(false);
-      // … then every acknowledged click is committed before the database closes.
-      await clicks.drain();
+      // … then every pending click and link is committed before the database closes.
+      await drainWriters(writers);
       await store.close();
       resolve(0);
     };

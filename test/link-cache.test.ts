@@ -7,13 +7,15 @@ import { withFaults } from './support/faulty-store.ts';
 async function setup(codes: string[], options = { size: 3, missSize: 2, missTtlMs: 50 }) {
   const real = openSqlite({ path: ':memory:', durability: 'normal' });
   for (const code of codes) {
-    await real.createLink({
-      userId: null,
-      originalUrl: `https://x.example/${code}`,
-      shortCode: code,
-      source: null,
-      createdAt: 1,
-    });
+    await real.createLinks([
+      {
+        userId: null,
+        originalUrl: `https://x.example/${code}`,
+        shortCode: code,
+        source: null,
+        createdAt: 1,
+      },
+    ]);
   }
   const lookups: string[] = [];
   const store: Store = withFaults(real, {

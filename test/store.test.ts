@@ -26,13 +26,15 @@ describe('SQLite store', () => {
   test('creates the database folder, and migrating again changes nothing', async () => {
     const path = join(tempDir(), 'a', 'b', 'k.db');
     const first = openSqlite({ path, durability: 'normal' });
-    await first.createLink({
-      userId: null,
-      originalUrl: 'https://x.example',
-      shortCode: 'x',
-      source: null,
-      createdAt: 1,
-    });
+    await first.createLinks([
+      {
+        userId: null,
+        originalUrl: 'https://x.example',
+        shortCode: 'x',
+        source: null,
+        createdAt: 1,
+      },
+    ]);
     await first.close();
     const second = openSqlite({ path, durability: 'normal' });
     const applied = second.sqlite.query('SELECT count(*) AS n FROM __drizzle_migrations').get();
@@ -48,13 +50,15 @@ describe('SQLite store', () => {
   test('close() checkpoints the WAL into the database file', async () => {
     const path = join(tempDir(), 'k.db');
     const store = openSqlite({ path, durability: 'normal' });
-    await store.createLink({
-      userId: null,
-      originalUrl: 'https://x.example',
-      shortCode: 'x',
-      source: null,
-      createdAt: 1,
-    });
+    await store.createLinks([
+      {
+        userId: null,
+        originalUrl: 'https://x.example',
+        shortCode: 'x',
+        source: null,
+        createdAt: 1,
+      },
+    ]);
     await store.close();
     expect(existsSync(`${path}-wal`)).toBe(false);
     const raw = new Database(path, { readonly: true });
@@ -64,14 +68,18 @@ describe('SQLite store', () => {
 
   test('a batch of clicks is written whole, every field in its place, and counted per link', async () => {
     const store = openSqlite({ path: ':memory:', durability: 'normal' });
-    const make = (code: string) =>
-      store.createLink({
-        userId: null,
-        originalUrl: 'https://x.example',
-        shortCode: code,
-        source: 's',
-        createdAt: 1,
-      });
+    const make = async (code: string) =>
+      (
+        await store.createLinks([
+          {
+            userId: null,
+            originalUrl: 'https://x.example',
+            shortCode: code,
+            source: 's',
+            createdAt: 1,
+          },
+        ])
+      )[0];
     const [a, b] = [await make('a'), await make('b')];
     // 37 clicks: two 16-row statements and five single rows.
     const batch = Array.from({ length: 37 }, (_, i) => ({
@@ -94,6 +102,34 @@ describe('SQLite store', () => {
       { short_code: 'a', clicks: 24 },
       { short_code: 'b', clicks: 13 },
     ]);
+  });
+
+  test('links are inserted in one batch; a code taken before or within it gives undefined', async () => {
+    const store = openSqlite({ path: ':memory:', durability: 'normal' });
+    const link = (shortCode: string, originalUrl = 'https://x.example') => ({
+      userId: null,
+      originalUrl,
+      shortCode,
+      source: null,
+      createdAt: 5,
+    });
+    await store.createLinks([link('old')]);
+    const results = await store.createLinks([
+      link('a'),
+      link('old'),
+      link('b'),
+      link('a', 'https://other.example'),
+    ]);
+    expect(results.map((r) => r?.shortCode)).toEqual(['a', undefined, 'b', undefined]);
+    expect(results[0]).toEqual({
+      id: expect.any(Number),
+      userId: null,
+      originalUrl: 'https://x.example',
+      shortCode: 'a',
+      createdAt: 5,
+      clicks: 0,
+    });
+    expect((await store.listLinks({ owner: null, offset: 0 })).total).toBe(3);
   });
 
   test('a setting is made once and then kept (first writer wins)', async () => {

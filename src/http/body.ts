@@ -13,7 +13,10 @@ export const NOT_JSON: unique symbol = Symbol('not JSON');
 export async function parseJsonBody({ request }: { request: Request }): Promise<unknown> {
   const declared = request.headers.get('content-length');
   if (declared !== null && Number(declared) > MAX_BODY_BYTES) throw tooLarge();
-  const text = await readText(request);
+  // With a declared length within the limit, Bun reads the body natively; a chunked
+  // body is read piece by piece so that it can be cut off at the limit.
+  const text = declared !== null ? await request.text() : await readText(request);
+  if (Buffer.byteLength(text) > MAX_BODY_BYTES) throw tooLarge();
   if (text === '') return NOT_JSON;
   try {
     return JSON.parse(text);

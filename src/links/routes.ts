@@ -12,6 +12,7 @@ import { jsonResponse } from '../http/responses.ts';
 import type { LinkCache } from '../redirect/link-cache.ts';
 import type { Link, NewLink, Store } from '../store/store.ts';
 import { linkToJson } from './link-json.ts';
+import type { LinkWriter } from './link-writer.ts';
 import { nextPageLink, parsePage } from './paging.ts';
 
 /** Generated codes collide about once in 10^12 draws; a few retries are plenty. */
@@ -20,21 +21,22 @@ const GENERATE_ATTEMPTS = 8;
 export interface LinkRoutesOptions {
   mode: Mode;
   store: Store;
+  links: LinkWriter;
   cache: LinkCache;
   secret: string;
 }
 
-export function linkRoutes({ mode, store, cache, secret }: LinkRoutesOptions) {
+export function linkRoutes({ mode, store, links, cache, secret }: LinkRoutesOptions) {
   const toJson = linkToJson(mode);
 
   async function create(fields: Omit<NewLink, 'shortCode'>, custom: string | undefined) {
     if (custom !== undefined) {
-      const link = await store.createLink({ ...fields, shortCode: custom });
+      const link = await links.create({ ...fields, shortCode: custom });
       if (link === undefined) throw badRequest(Messages.codeTaken);
       return link;
     }
     for (let attempt = 0; attempt < GENERATE_ATTEMPTS; attempt++) {
-      const link = await store.createLink({ ...fields, shortCode: generateCode() });
+      const link = await links.create({ ...fields, shortCode: generateCode() });
       if (link !== undefined) return link;
     }
     throw new Error('could not generate a free short code');

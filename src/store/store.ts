@@ -64,8 +64,11 @@ export interface Store {
   findUserByEmail(email: string): Promise<UserWithHash | undefined>;
   userExists(id: number): Promise<boolean>;
 
-  /** Returns undefined when the short code is already taken (the unique index decides). */
-  createLink(link: NewLink): Promise<Link | undefined>;
+  /**
+   * Inserts links in one transaction. Each result is the stored link, or undefined when
+   * its short code was already taken (the unique index decides, also within the batch).
+   */
+  createLinks(links: readonly NewLink[]): Promise<(Link | undefined)[]>;
   listLinks(query: LinkQuery): Promise<LinkPage>;
   findLinkByCode(code: string): Promise<LinkTarget | undefined>;
 

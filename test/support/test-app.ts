@@ -1,8 +1,7 @@
 // A test app builder: a fresh in-memory database per app, cheap argon2id, typed
 // request helpers. `const app = await TestApp.init('accounts'); const ann = await app.user();`
 
-import { createApp } from '../../src/app.ts';
-import type { ClickWriter } from '../../src/clicks/click-writer.ts';
+import { createApp, type Writers } from '../../src/app.ts';
 import type { Mode } from '../../src/config/config.ts';
 import type { Logger } from '../../src/logger.ts';
 import { openSqlite, type SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
@@ -30,7 +29,7 @@ export interface AppOptions {
   store?: Store;
   tokenTtlSeconds?: number;
   secret?: string;
-  clicks?: ClickWriter;
+  writers?: Writers;
 }
 
 /** Records what the app logs, so tests can read it. */
@@ -63,7 +62,7 @@ export class TestApp {
       jwtSecret: options.secret ?? SECRET,
       tokenTtlSeconds: options.tokenTtlSeconds ?? 3600,
       hashing: CHEAP_HASHING,
-      clicks: options.clicks,
+      writers: options.writers,
       log,
     });
     return new TestApp(mode, store, app, log);

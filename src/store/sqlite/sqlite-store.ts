@@ -174,6 +174,7 @@ export class SqliteStore implements Store {
   private closed = false;
   private readonly clickWrites: ReturnType<typeof clickCommitter>;
   private readonly readPage: (query: LinkQuery) => LinkPage;
+  private readonly insertLinks: (batch: readonly NewLink[]) => (Link | undefined)[];
 
   constructor(
     /** The raw handle, for tests and tools that inspect what the API does not show. */
@@ -261,6 +262,11 @@ export class SqliteStore implements Store {
     const q = this.q;
     this.clickWrites = clickCommitter(sqlite);
 
+    const insertLinks = sqlite.transaction((batch: readonly NewLink[]) =>
+      batch.map((link) => q.insertLink.get(link)),
+    );
+    this.insertLinks = (batch) => insertLinks.immediate(batch);
+
     // A page and its total are read in one transaction, so they agree with each other.
     this.readPage = sqlite.transaction(({ owner, limit, offset }: LinkQuery): LinkPage => {
       // LIMIT -1 is SQLite for "no limit".
@@ -293,8 +299,8 @@ export class SqliteStore implements Store {
     return this.guard(() => this.q.userById.get({ id }) !== undefined);
   }
 
-  createLink(link: NewLink): Promise<Link | undefined> {
-    return this.guard(() => this.q.insertLink.get(link));
+  createLinks(batch: readonly NewLink[]): Promise<(Link | undefined)[]> {
+    return this.guard(() => this.insertLinks(batch));
   }
 
   listLinks(query: LinkQuery): Promise<LinkPage> {

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { ClickWriter } from '../src/clicks/click-writer.ts';
 import { StoreUnavailableError } from '../src/domain/errors.ts';
+import { LinkWriter } from '../src/links/link-writer.ts';
 import type { Click } from '../src/store/store.ts';
 import { withFaults } from './support/faulty-store.ts';
 import { TestApp } from './support/test-app.ts';
@@ -134,5 +135,67 @@ describe('ClickWriter (group commit)', () => {
     await writer.drain();
     expect(counter(app, link.id)).toBe(7);
     await Promise.all(pending);
+  });
+});
+
+describe('LinkWriter (group commit of new links)', () => {
+  test('concurrent creates share one commit and each gets its own link', async () => {
+    const app = await TestApp.init('open');
+    const batches: number[] = [];
+    const store = withFaults(app.store, {
+      createLinks: (links) => {
+        batches.push(links.length);
+        return app.store.createLinks(links);
+      },
+    });
+    const writer = new LinkWriter(store, { maxPending: 100 });
+    const made = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        writer.create({
+          userId: null,
+          originalUrl: `https://x.example/${i}`,
+          shortCode: `c${i}`,
+          source: null,
+          createdAt: i,
+        }),
+      ),
+    );
+    expect(batches).toEqual([20]);
+    expect(made.map((l) => l?.shortCode)).toEqual(Array.from({ length: 20 }, (_, i) => `c${i}`));
+    expect(made.map((l) => l?.originalUrl)).toEqual(
+      Array.from({ length: 20 }, (_, i) => `https://x.example/${i}`),
+    );
+  });
+
+  test('through the API, 50 concurrent creates are all committed and listed', async () => {
+    const app = await TestApp.init('open');
+    const client = app.anonymous();
+    const replies = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => client.shorten({ url: `https://x.example/${i}` })),
+    );
+    expect(replies.every((r) => r.status === 201)).toBe(true);
+    expect(new Set(replies.map((r) => r.json.id)).size).toBe(50);
+    expect((await client.links()).json).toHaveLength(50);
+  });
+
+  test('a failed batch answers every create with 503 and stores none of them', async () => {
+    const base = await TestApp.init('open');
+    const store = withFaults(base.store, {
+      createLinks: () => Promise.reject(new Error('disk on fire')),
+    });
+    const app = await TestApp.init('open', { store });
+    const replies = await Promise.all(
+      [1, 2, 3].map((i) => app.anonymous().shorten({ url: `https://x.example/${i}` })),
+    );
+    for (const reply of replies) {
+      expect(reply.status).toBe(503);
+      expect(reply.json).toEqual({ error: 'Database unavailable' });
+    }
+    expect((await base.anonymous().links()).json).toEqual([]);
+    expect(
+      app.log.lines.some(
+        (line) => line.includes('link batch failed') && line.includes('disk on fire'),
+      ),
+    ).toBe(true);
   });
 });

@@ -1,0 +1,23 @@
+// New links go through group commit too: a create joins the turn's batch and its 201
+// leaves once the batch is committed, so concurrent creates share one commit.
+
+import { GroupCommit, type GroupCommitOptions } from '../store/group-commit.ts';
+import type { Link, NewLink, Store } from '../store/store.ts';
+
+export class LinkWriter {
+  private readonly group: GroupCommit<NewLink, (Link | undefined)[]>;
+
+  constructor(store: Store, options: GroupCommitOptions) {
+    this.group = new GroupCommit((links) => store.createLinks(links), options);
+  }
+
+  /** The committed link, or undefined when its short code was taken (the unique index decided). */
+  async create(link: NewLink): Promise<Link | undefined> {
+    const { done, index } = this.group.add(link);
+    return (await done)[index];
+  }
+
+  drain(): Promise<void> {
+    return this.group.drain();
+  }
+}
