@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+
 // Running wrk (pinned to its own CPU) and reading its report.
 
 export interface WrkResult {
@@ -7,6 +9,15 @@ export interface WrkResult {
   p99ms: number;
   errors: number;
   non2xx3xx: number;
+  /** Server CPU time (all threads) per request, in microseconds, when a pid was given. */
+  cpuUs: number;
+}
+
+/** utime + stime of a process, all threads, in clock ticks (1/100 s). */
+function cpuTicks(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(fields[11]) + Number(fields[12]);
 }
 
 function toMs(value: string): number {
@@ -22,6 +33,8 @@ export interface WrkOptions {
   connections?: number;
   cpu: number;
   script?: string;
+  /** The server's pid, to measure its CPU time per request. */
+  pid?: number;
 }
 
 export async function wrk(options: WrkOptions): Promise<WrkResult> {
@@ -37,6 +50,7 @@ export async function wrk(options: WrkOptions): Promise<WrkResult> {
   ];
   if (options.script) args.push('-s', options.script);
   args.push(options.url);
+  const before = options.pid ? cpuTicks(options.pid) : 0;
   const proc = Bun.spawn(args, { stdout: 'pipe', stderr: 'pipe' });
   const [out, err, code] = await Promise.all([
     new Response(proc.stdout).text(),
@@ -44,6 +58,7 @@ export async function wrk(options: WrkOptions): Promise<WrkResult> {
     proc.exited,
   ]);
   if (code !== 0) throw new Error(`wrk failed: ${err}${out}`);
+  const ticks = options.pid ? cpuTicks(options.pid) - before : Number.NaN;
   const num = (re: RegExp) => Number(re.exec(out)?.[1] ?? 0);
   const socketErrors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(
     out,
@@ -55,6 +70,7 @@ export async function wrk(options: WrkOptions): Promise<WrkResult> {
     p99ms: toMs(/\s99%\s+(\S+)/.exec(out)?.[1] ?? ''),
     errors: socketErrors ? socketErrors.slice(1).reduce((a, b) => a + Number(b), 0) : 0,
     non2xx3xx: num(/Non-2xx or 3xx responses: (\d+)/),
+    cpuUs: (ticks * 10_000) / Math.max(1, num(/(\d+) requests in/)),
   };
 }
 

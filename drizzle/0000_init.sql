@@ -2,9 +2,12 @@
 -- users: accounts (accounts mode); e-mails are stored trimmed and lower-cased.
 -- links: short_code holds custom codes of up to 32 characters; user_id is null for
 --   links made in open mode; `source` is the label given at creation, copied into
---   each click record. The two *_newest indexes serve the newest-first list.
--- clicks: one row per counted redirect; no IP address is kept. It has no secondary
---   index on purpose: every redirect appends to it, so it stays one b-tree write.
+--   each click record. The two *_newest indexes serve the newest-first list. Click
+--   counts are not kept here: a redirect must not rewrite a random page of this table.
+-- clicks: the click log, one row per counted redirect; no IP address is kept. It has
+--   no secondary index and no foreign key on purpose: every redirect appends to it,
+--   so it stays one b-tree append. Counts per link are rolled up from it.
+-- link_totals: links per owner (0 = no one), kept by the triggers of 0001.
 -- settings: server-wide values, such as the generated JWT secret.
 -- Never edit this file once released: add a new migration instead.
 CREATE TABLE `clicks` (
@@ -14,8 +17,12 @@ CREATE TABLE `clicks` (
 	`query_source` text,
 	`referrer` text,
 	`user_agent` text,
-	`created_at` integer NOT NULL,
-	FOREIGN KEY (`link_id`) REFERENCES `links`(`id`) ON UPDATE no action ON DELETE cascade
+	`created_at` integer NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE `link_totals` (
+	`owner` integer PRIMARY KEY NOT NULL,
+	`links` integer NOT NULL
 );
 --> statement-breakpoint
 CREATE TABLE `links` (
@@ -25,7 +32,6 @@ CREATE TABLE `links` (
 	`short_code` text(32) NOT NULL,
 	`source` text,
 	`created_at` integer NOT NULL,
-	`clicks` integer DEFAULT 0 NOT NULL,
 	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade
 );
 --> statement-breakpoint

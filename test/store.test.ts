@@ -97,10 +97,10 @@ describe('SQLite store', () => {
       )
       .all();
     expect(rows).toEqual(batch);
-    const counts = store.sqlite.query('SELECT short_code, clicks FROM links ORDER BY id').all();
-    expect(counts).toEqual([
-      { short_code: 'a', clicks: 24 },
-      { short_code: 'b', clicks: 13 },
+    const { links } = await store.listLinks({ owner: null, offset: 0 });
+    expect(links.map((l) => [l.shortCode, l.clicks])).toEqual([
+      ['b', 13],
+      ['a', 24],
     ]);
   });
 

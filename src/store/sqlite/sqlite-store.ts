@@ -4,7 +4,7 @@
 import { Database, SQLiteError } from 'bun:sqlite';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { count, desc, eq, sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { type BunSQLiteDatabase, drizzle } from 'drizzle-orm/bun-sqlite';
 import { StoreUnavailableError } from '../../domain/errors.ts';
 import type {
@@ -18,7 +18,15 @@ import type {
   User,
   UserWithHash,
 } from '../store.ts';
-import type { CheckpointerMessage } from './checkpointer.ts';
+import {
+  attachCounts,
+  CLICKS_COLUMN,
+  CLICKS_JOINS,
+  CLICKS_OF_LINKS,
+  ClickRollup,
+  countsPathOf,
+} from './click-counts.ts';
+import type { MaintenanceMessage } from './maintenance.ts';
 import { applyMigrations } from './migrate.ts';
 import * as schema from './schema.ts';
 
@@ -46,29 +54,124 @@ function classify(error: unknown): unknown {
   return error;
 }
 
+const MMAP_BYTES = 256 * 1024 * 1024;
+
+/** How often the maintenance thread checkpoints the WAL. */
+const MAINTENANCE_INTERVAL_MS = 100;
 /**
- * Click rows per multi-row INSERT: one statement run for many rows is ~30% cheaper, and
- * binding them as one array (not spread arguments) saves another third of a run's cost.
+ * Rollups run every this many ticks (1 s): a longer interval folds more clicks per link
+ * into one counter write (measured: 8x fewer page writes with 50,000 links clicked), at
+ * the price of a longer log tail for reads to add (at most ~1 s of clicks).
  */
+const ROLLUP_EVERY_TICKS = 10;
+/**
+ * WAL pages after which the writer checkpoints by itself: a backstop, since under
+ * continuous writes the maintenance thread never catches up to the last frame and only
+ * the writer can then restart the WAL. By then nearly all of it has been copied.
+ */
+const WRITER_CHECKPOINT_PAGES = 4096;
+
+/** Opens (creating when needed) and migrates a SQLite database and its counts file. */
+export function openSqlite(options: SqliteOptions): SqliteStore {
+  const inFile = options.path !== ':memory:';
+  if (inFile) mkdirSync(dirname(options.path), { recursive: true });
+  const sqlite = new Database(options.path, { create: true, strict: true });
+  try {
+    sqlite.run('PRAGMA journal_mode = WAL');
+    sqlite.run(`PRAGMA synchronous = ${options.durability === 'full' ? 'FULL' : 'NORMAL'}`);
+    sqlite.run('PRAGMA busy_timeout = 5000');
+    sqlite.run('PRAGMA foreign_keys = ON');
+    // Reads through a memory map: a lookup that misses SQLite's page cache costs a page
+    // fault once instead of a read() call every time (measured: +15% redirects with 1M links).
+    sqlite.run(`PRAGMA mmap_size = ${MMAP_BYTES}`);
+    const db = drizzle({ client: sqlite, schema });
+    applyMigrations(db);
+    const countsPath = countsPathOf(options.path);
+    attachCounts(sqlite, countsPath);
+    const maintenance = inFile
+      ? startMaintenance(sqlite, options.path, countsPath)
+      : rollUpInProcess(sqlite);
+    return new SqliteStore(sqlite, db, maintenance);
+  } catch (error) {
+    sqlite.close();
+    throw error;
+  }
+}
+
+/** Stops background work on a store; resolves once it has stopped. */
+type Maintenance = () => Promise<void>;
+
+/** The maintenance thread for a file database; until it runs, and if it fails, the writer checkpoints as usual. */
+function startMaintenance(sqlite: Database, path: string, countsPath: string): Maintenance {
+  const worker = new Worker(new URL('./maintenance.ts', import.meta.url).href);
+  worker.onmessage = (event) => {
+    if (event.data === 'started') {
+      sqlite.run(`PRAGMA wal_autocheckpoint = ${WRITER_CHECKPOINT_PAGES}`);
+    }
+  };
+  worker.onerror = () => {
+    try {
+      sqlite.run('PRAGMA wal_autocheckpoint = 1000');
+    } catch {
+      // Already closed: nothing left to checkpoint.
+    }
+  };
+  worker.postMessage({
+    start: {
+      path,
+      countsPath,
+      intervalMs: MAINTENANCE_INTERVAL_MS,
+      rollupEvery: ROLLUP_EVERY_TICKS,
+    },
+  } satisfies MaintenanceMessage);
+  // The thread must not keep the process alive on its own.
+  worker.unref();
+  return () =>
+    new Promise((resolve) => {
+      const timeout = setTimeout(() => {
+        worker.terminate();
+        resolve();
+      }, 1000);
+      worker.onmessage = (event) => {
+        if (event.data !== 'stopped') return;
+        clearTimeout(timeout);
+        worker.terminate();
+        resolve();
+      };
+      worker.postMessage('stop' satisfies MaintenanceMessage);
+    });
+}
+
+/** An in-memory database has no second connection: its rollup runs on a timer here. */
+function rollUpInProcess(sqlite: Database): Maintenance {
+  const rollup = new ClickRollup(sqlite);
+  const timer = setInterval(() => rollup.step(), MAINTENANCE_INTERVAL_MS);
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    rollup.finalize();
+  };
+}
+
+/** Click rows per multi-row INSERT: one statement run for many rows is ~30% cheaper. */
 const CLICK_CHUNK = 16;
 const CLICK_COLUMNS = '(link_id, source, query_source, referrer, user_agent, created_at)';
 const CLICK_ROW = '(?, ?, ?, ?, ?, ?)';
 
 /**
  * The hot write of kurz, on bun:sqlite statements directly (drizzle's placeholder
- * filling costs more than the insert): one IMMEDIATE transaction per batch, click rows
- * 16 at a time, then one `clicks = clicks + n` per link.
+ * filling costs more than the insert): one transaction per batch, appending click rows
+ * 16 at a time. Nothing else is written: counts are rolled up from this log.
  */
-function clickCommitter(sqlite: Database) {
+function clickLog(sqlite: Database) {
   const insertOne = sqlite.prepare(`INSERT INTO clicks ${CLICK_COLUMNS} VALUES ${CLICK_ROW}`);
   const insertChunk = sqlite.prepare(
     `INSERT INTO clicks ${CLICK_COLUMNS} VALUES ${Array(CLICK_CHUNK).fill(CLICK_ROW).join(', ')}`,
   );
-  const addClicks = sqlite.prepare('UPDATE links SET clicks = clicks + ? WHERE id = ?');
   const values: (string | number | null)[] = new Array(CLICK_CHUNK * 6);
-  const perLink = new Map<number, number>();
-  const tx = sqlite.transaction((batch: readonly Click[]) => {
-    perLink.clear();
+  // A deferred transaction: IMMEDIATE would also lock the attached counts database,
+  // which the maintenance thread writes.
+  const append = sqlite.transaction((batch: readonly Click[]) => {
     let i = 0;
     for (; i + CLICK_CHUNK <= batch.length; i += CLICK_CHUNK) {
       for (let j = 0; j < CLICK_CHUNK; j++) {
@@ -81,116 +184,63 @@ function clickCommitter(sqlite: Database) {
         values[o + 4] = c.userAgent;
         values[o + 5] = c.createdAt;
       }
-      // bun:sqlite binds an array positionally; its types only admit a record.
+      // bun:sqlite binds an array positionally (a third cheaper than spread arguments);
+      // its types only admit a record.
       insertChunk.run(values as unknown as Record<string, string | number | null>);
     }
     for (; i < batch.length; i++) {
       const c = batch[i] as Click;
       insertOne.run(c.linkId, c.source, c.querySource, c.referrer, c.userAgent, c.createdAt);
     }
-    for (const c of batch) perLink.set(c.linkId, (perLink.get(c.linkId) ?? 0) + 1);
-    for (const [id, n] of perLink) addClicks.run(n, id);
   });
   return {
-    commit: (batch: readonly Click[]) => tx.immediate(batch),
+    append,
     finalize() {
-      for (const statement of [insertOne, insertChunk, addClicks]) statement.finalize();
+      insertOne.finalize();
+      insertChunk.finalize();
     },
   };
 }
 
-/** How often the checkpointer thread copies the WAL into the database file. */
-const CHECKPOINT_INTERVAL_MS = 100;
 /**
- * WAL pages after which the writer checkpoints by itself: a backstop, since under
- * continuous writes the checkpointer never catches up to the last frame and only the
- * writer can then restart the WAL. By then the checkpointer has copied nearly all of it.
+ * Newest-first pages of links with their click counts, and the totals beside them.
+ * The page is cut from the index first, and counts are joined to its rows only, so a
+ * large OFFSET skips index entries rather than joining every skipped link.
  */
-const WRITER_CHECKPOINT_PAGES = 4096;
-
-/** Opens (creating when needed) and migrates a SQLite database. */
-export function openSqlite(options: SqliteOptions): SqliteStore {
-  const inFile = options.path !== ':memory:';
-  if (inFile) mkdirSync(dirname(options.path), { recursive: true });
-  const sqlite = new Database(options.path, { create: true, strict: true });
-  try {
-    sqlite.run('PRAGMA journal_mode = WAL');
-    sqlite.run(`PRAGMA synchronous = ${options.durability === 'full' ? 'FULL' : 'NORMAL'}`);
-    sqlite.run('PRAGMA busy_timeout = 5000');
-    sqlite.run('PRAGMA foreign_keys = ON');
-    const db = drizzle({ client: sqlite, schema });
-    applyMigrations(db);
-    return new SqliteStore(
-      sqlite,
-      db,
-      inFile ? startCheckpointer(sqlite, options.path) : undefined,
-    );
-  } catch (error) {
-    sqlite.close();
-    throw error;
-  }
-}
-
-/** Starts the checkpointer thread; until it runs, and if it fails, the writer checkpoints as usual. */
-function startCheckpointer(sqlite: Database, path: string): Worker {
-  const worker = new Worker(new URL('./checkpointer.ts', import.meta.url).href);
-  worker.onmessage = (event) => {
-    if (event.data === 'started')
-      sqlite.run(`PRAGMA wal_autocheckpoint = ${WRITER_CHECKPOINT_PAGES}`);
+function linkLists(sqlite: Database) {
+  const page = (where: string) => `${CLICKS_OF_LINKS},
+    page AS (SELECT id FROM links ${where} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?)
+    SELECT l.id, l.user_id AS userId, l.original_url AS originalUrl, l.short_code AS shortCode,
+           l.created_at AS createdAt, ${CLICKS_COLUMN}
+    FROM page JOIN links l ON l.id = page.id ${CLICKS_JOINS}
+    ORDER BY l.created_at DESC, l.id DESC`;
+  return {
+    all: sqlite.prepare<Link, [number, number]>(page('')),
+    ofUser: sqlite.prepare<Link, [number, number, number]>(page('WHERE user_id = ?')),
+    totalAll: sqlite.prepare<{ n: number }, []>(
+      'SELECT coalesce(sum(links), 0) AS n FROM link_totals',
+    ),
+    totalOfUser: sqlite.prepare<{ n: number }, [number]>(
+      'SELECT coalesce(sum(links), 0) AS n FROM link_totals WHERE owner = ?',
+    ),
   };
-  worker.onerror = () => {
-    try {
-      sqlite.run('PRAGMA wal_autocheckpoint = 1000');
-    } catch {
-      // Already closed: nothing left to checkpoint.
-    }
-  };
-  worker.postMessage({
-    start: { path, intervalMs: CHECKPOINT_INTERVAL_MS },
-  } satisfies CheckpointerMessage);
-  // The thread must not keep the process alive on its own.
-  worker.unref();
-  return worker;
-}
-
-function stopCheckpointer(worker: Worker): Promise<void> {
-  return new Promise((resolve) => {
-    const timeout = setTimeout(() => {
-      worker.terminate();
-      resolve();
-    }, 1000);
-    worker.onmessage = (event) => {
-      if (event.data !== 'stopped') return;
-      clearTimeout(timeout);
-      worker.terminate();
-      resolve();
-    };
-    worker.postMessage('stop' satisfies CheckpointerMessage);
-  });
 }
 
 export class SqliteStore implements Store {
   private readonly q;
-  private closed = false;
-  private readonly clickWrites: ReturnType<typeof clickCommitter>;
+  private readonly lists: ReturnType<typeof linkLists>;
+  private readonly clicks: ReturnType<typeof clickLog>;
   private readonly readPage: (query: LinkQuery) => LinkPage;
   private readonly insertLinks: (batch: readonly NewLink[]) => (Link | undefined)[];
+  private closed = false;
 
   constructor(
     /** The raw handle, for tests and tools that inspect what the API does not show. */
     readonly sqlite: Database,
     db: BunSQLiteDatabase<typeof schema>,
-    private readonly checkpointer?: Worker,
+    private readonly stopMaintenance: Maintenance,
   ) {
     const p = sql.placeholder;
-    const linkColumns = {
-      id: links.id,
-      userId: links.userId,
-      originalUrl: links.originalUrl,
-      shortCode: links.shortCode,
-      createdAt: links.createdAt,
-      clicks: links.clicks,
-    };
     this.q = {
       insertUser: db
         .insert(users)
@@ -218,29 +268,14 @@ export class SqliteStore implements Store {
           createdAt: p('createdAt'),
         })
         .onConflictDoNothing({ target: links.shortCode })
-        .returning(linkColumns)
+        .returning({
+          id: links.id,
+          userId: links.userId,
+          originalUrl: links.originalUrl,
+          shortCode: links.shortCode,
+          createdAt: links.createdAt,
+        })
         .prepare(),
-      linksOfUser: db
-        .select(linkColumns)
-        .from(links)
-        .where(eq(links.userId, p('owner')))
-        .orderBy(desc(links.createdAt), desc(links.id))
-        .limit(p('limit'))
-        .offset(p('offset'))
-        .prepare(),
-      allLinks: db
-        .select(linkColumns)
-        .from(links)
-        .orderBy(desc(links.createdAt), desc(links.id))
-        .limit(p('limit'))
-        .offset(p('offset'))
-        .prepare(),
-      countOfUser: db
-        .select({ n: count() })
-        .from(links)
-        .where(eq(links.userId, p('owner')))
-        .prepare(),
-      countAll: db.select({ n: count() }).from(links).prepare(),
       linkByCode: db
         .select({ id: links.id, originalUrl: links.originalUrl, source: links.source })
         .from(links)
@@ -256,25 +291,31 @@ export class SqliteStore implements Store {
         .from(settings)
         .where(eq(settings.key, p('key')))
         .prepare(),
-      ping: db.select({ n: count() }).from(settings).prepare(),
+      ping: db.select({ key: settings.key }).from(settings).limit(1).prepare(),
     };
-
     const q = this.q;
-    this.clickWrites = clickCommitter(sqlite);
+    this.clicks = clickLog(sqlite);
+    this.lists = linkLists(sqlite);
+    const lists = this.lists;
 
-    const insertLinks = sqlite.transaction((batch: readonly NewLink[]) =>
-      batch.map((link) => q.insertLink.get(link)),
+    this.insertLinks = sqlite.transaction((batch: readonly NewLink[]) =>
+      batch.map((link) => {
+        const row = q.insertLink.get(link);
+        return row && { ...row, clicks: 0 };
+      }),
     );
-    this.insertLinks = (batch) => insertLinks.immediate(batch);
 
     // A page and its total are read in one transaction, so they agree with each other.
     this.readPage = sqlite.transaction(({ owner, limit, offset }: LinkQuery): LinkPage => {
       // LIMIT -1 is SQLite for "no limit".
-      const params = { owner, limit: limit ?? -1, offset };
+      const rows = limit ?? -1;
       if (owner === null) {
-        return { links: q.allLinks.all(params), total: q.countAll.get()?.n ?? 0 };
+        return { links: lists.all.all(rows, offset), total: lists.totalAll.get()?.n ?? 0 };
       }
-      return { links: q.linksOfUser.all(params), total: q.countOfUser.get({ owner })?.n ?? 0 };
+      return {
+        links: lists.ofUser.all(owner, rows, offset),
+        total: lists.totalOfUser.get(owner)?.n ?? 0,
+      };
     });
   }
 
@@ -312,7 +353,7 @@ export class SqliteStore implements Store {
   }
 
   recordClicks(batch: readonly Click[]): Promise<void> {
-    return this.guard(() => this.clickWrites.commit(batch));
+    return this.guard(() => this.clicks.append(batch));
   }
 
   setting(key: string, make: () => string): Promise<string> {
@@ -333,19 +374,23 @@ export class SqliteStore implements Store {
     });
   }
 
-  /** Closes for good: later calls fail as unavailable. The WAL is checkpointed into the file. */
+  /** Closes for good: later calls fail as unavailable. The WALs are checkpointed into their files. */
   async close(): Promise<void> {
     if (this.closed) return;
-    if (this.checkpointer) await stopCheckpointer(this.checkpointer);
-    return this.guard(() => {
-      this.closed = true;
-      // A handle with live statements would linger; finalize ours so the file really closes.
+    this.closed = true;
+    await this.stopMaintenance();
+    try {
+      // A handle with live statements would linger; finalize ours so the files really close.
       for (const query of Object.values(this.q)) {
         (query as unknown as { stmt: { finalize(): void } }).stmt.finalize();
       }
-      this.clickWrites.finalize();
-      this.sqlite.run('PRAGMA wal_checkpoint(TRUNCATE)');
+      for (const statement of Object.values(this.lists)) statement.finalize();
+      this.clicks.finalize();
+      this.sqlite.run('PRAGMA main.wal_checkpoint(TRUNCATE)');
+      this.sqlite.run('PRAGMA counts.wal_checkpoint(TRUNCATE)');
       this.sqlite.close(true);
-    });
+    } catch (error) {
+      throw classify(error);
+    }
   }
 }
