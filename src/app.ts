@@ -14,6 +14,7 @@ import { consoleLogger, type Logger } from './logger.ts';
 import { DEFAULT_CACHE, LinkCache, type LinkCacheOptions } from './redirect/link-cache.ts';
 import { createRedirect, nativeRedirectRoute, redirectRoutes } from './redirect/routes.ts';
 import type { Store } from './store/store.ts';
+import { webRoutes } from './web/routes.ts';
 
 export interface AppDeps {
   mode: Mode;
@@ -21,6 +22,11 @@ export interface AppDeps {
   /** The resolved token key (accounts mode). */
   jwtSecret: string;
   tokenTtlSeconds: number;
+  /**
+   * The public address of short links, for the web UI and QR codes. A function, since
+   * the default (http://localhost:PORT) is known only once the server listens.
+   */
+  baseUrl: () => string;
   /** Given by the binary so it can drain pending writes on shutdown. */
   writers?: Writers;
   cache?: Partial<LinkCacheOptions>;
@@ -68,7 +74,8 @@ export function createApp(deps: AppDeps) {
   })
     .use(errorHandler(log))
     .use(healthRoutes(store))
-    .use(linkRoutes({ mode, store, links: writers.links, cache, secret }));
+    .use(webRoutes({ mode, baseUrl: deps.baseUrl }))
+    .use(linkRoutes({ mode, store, links: writers.links, cache, secret, baseUrl: deps.baseUrl }));
   if (mode === 'accounts') {
     app.use(
       authRoutes({

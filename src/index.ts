@@ -49,7 +49,9 @@ async function serve(config: Config): Promise<number> {
   const store = openStore(config);
   const jwtSecret = config.jwtSecret ?? (await store.setting('jwt_secret', generateSecret));
   const writers = createWriters(store, log);
+  let baseUrl = config.baseUrl;
   const app = createApp({
+    baseUrl: () => baseUrl ?? '',
     mode: config.mode,
     store,
     jwtSecret,
@@ -69,6 +71,7 @@ async function serve(config: Config): Promise<number> {
   const server = app.server;
   if (server === null) throw new Error('server did not start');
   const address = `http://${config.host}:${server.port}`;
+  baseUrl ??= `http://localhost:${server.port}`;
   log.info(`kurz listening on ${address} (mode: ${config.mode}, db: ${config.db})`);
 
   return new Promise((resolve) => {

@@ -71,7 +71,9 @@ describe.each(['accounts', 'open'] as const)('errors (%s mode)', (mode) => {
     ['PATCH', '/health'],
     ['POST', '/abc'],
     ['DELETE', '/abc'],
-    ['GET', '/'],
+    ['POST', '/'],
+    ['GET', '/assets/nothing.js'],
+    ['GET', '/assets/'],
     ['GET', '/a/b/c'],
   ])('%s %s is 404 "Not found"', async (method, path) => {
     const { app, client } = await setup();

@@ -18,6 +18,11 @@ export const RESERVED_CODES: ReadonlySet<string> = new Set([
   'admin',
   'static',
   'assets',
+  // Used by the web UI and the API docs, or kept for them.
+  'docs',
+  'openapi',
+  'favicon',
+  'robots',
 ]);
 
 export function isReservedCode(code: string): boolean {

@@ -3,8 +3,8 @@
 import { Elysia } from 'elysia';
 import { ownerPlugin } from '../auth/owner.ts';
 import type { Mode } from '../config/config.ts';
-import { generateCode, parseCustomCode } from '../domain/codes.ts';
-import { badRequest, Messages } from '../domain/errors.ts';
+import { generateCode, isCodeShaped, parseCustomCode } from '../domain/codes.ts';
+import { badRequest, Messages, notFound } from '../domain/errors.ts';
 import { parseSource } from '../domain/sources.ts';
 import { parseTargetUrl } from '../domain/urls.ts';
 import { parseJsonBody, requireObject } from '../http/body.ts';
@@ -14,6 +14,7 @@ import type { Link, NewLink, Store } from '../store/store.ts';
 import { linkToJson } from './link-json.ts';
 import type { LinkWriter } from './link-writer.ts';
 import { nextPageLink, parsePage } from './paging.ts';
+import { qrPng, qrSvg } from './qr.ts';
 
 /** Generated codes collide about once in 10^12 draws; a few retries are plenty. */
 const GENERATE_ATTEMPTS = 8;
@@ -24,9 +25,11 @@ export interface LinkRoutesOptions {
   links: LinkWriter;
   cache: LinkCache;
   secret: string;
+  /** The public address of short links, encoded in QR codes. */
+  baseUrl: () => string;
 }
 
-export function linkRoutes({ mode, store, links, cache, secret }: LinkRoutesOptions) {
+export function linkRoutes({ mode, store, links, cache, secret, baseUrl }: LinkRoutesOptions) {
   const toJson = linkToJson(mode);
 
   async function create(fields: Omit<NewLink, 'shortCode'>, custom: string | undefined) {
@@ -41,6 +44,18 @@ export function linkRoutes({ mode, store, links, cache, secret }: LinkRoutesOpti
     }
     throw new Error('could not generate a free short code');
   }
+
+  /** The short URL of a link the caller may see (owner only in accounts mode), or 404. */
+  async function shortUrlOf(code: string, owner: number | null): Promise<string> {
+    const link = isCodeShaped(code) ? await store.findLinkByCode(code) : undefined;
+    if (link === undefined || (owner !== null && link.userId !== owner)) throw notFound();
+    return `${baseUrl()}/${code}`;
+  }
+  const qrHeaders = (type: string) => ({
+    'content-type': type,
+    'cache-control': 'private, max-age=300',
+    'x-content-type-options': 'nosniff',
+  });
 
   return new Elysia({ name: 'kurz/links', seed: mode })
     .use(ownerPlugin({ mode, secret, store }))
@@ -71,6 +86,22 @@ export function linkRoutes({ mode, store, links, cache, secret }: LinkRoutesOpti
         if (next !== undefined) headers.link = next;
         return jsonResponse(200, links.map(toJson), headers);
       },
+      { owner: true },
+    )
+    .get(
+      '/api/links/:code/qr.svg',
+      async ({ params, owner }) =>
+        new Response(await qrSvg(await shortUrlOf(params.code, owner)), {
+          headers: qrHeaders('image/svg+xml'),
+        }),
+      { owner: true },
+    )
+    .get(
+      '/api/links/:code/qr.png',
+      async ({ params, owner }) =>
+        new Response(await qrPng(await shortUrlOf(params.code, owner)), {
+          headers: qrHeaders('image/png'),
+        }),
       { owner: true },
     );
 }

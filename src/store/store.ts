@@ -21,9 +21,10 @@ export interface Link {
   clicks: number;
 }
 
-/** What a redirect needs to know of a link. */
+/** What a redirect (or an owner check) needs to know of a link. */
 export interface LinkTarget {
   id: number;
+  userId: number | null;
   originalUrl: string;
   source: string | null;
 }

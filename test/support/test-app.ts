@@ -8,6 +8,7 @@ import { openSqlite, type SqliteStore } from '../../src/store/sqlite/sqlite-stor
 import type { Store } from '../../src/store/store.ts';
 
 export const SECRET = 'test-secret-test-secret-test-secret-0123';
+export const BASE_URL = 'https://kurz.test';
 export const CHEAP_HASHING = { memoryCost: 1024, timeCost: 1 };
 
 export interface Reply {
@@ -61,6 +62,7 @@ export class TestApp {
       store,
       jwtSecret: options.secret ?? SECRET,
       tokenTtlSeconds: options.tokenTtlSeconds ?? 3600,
+      baseUrl: () => BASE_URL,
       hashing: CHEAP_HASHING,
       writers: options.writers,
       log,

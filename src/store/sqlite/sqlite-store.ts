@@ -277,7 +277,12 @@ export class SqliteStore implements Store {
         })
         .prepare(),
       linkByCode: db
-        .select({ id: links.id, originalUrl: links.originalUrl, source: links.source })
+        .select({
+          id: links.id,
+          userId: links.userId,
+          originalUrl: links.originalUrl,
+          source: links.source,
+        })
         .from(links)
         .where(eq(links.shortCode, p('code')))
         .prepare(),

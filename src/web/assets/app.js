@@ -1,0 +1,1 @@
+// kurz web UI

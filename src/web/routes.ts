@@ -1,0 +1,91 @@
+// The web UI: GET / (the page) and GET /assets/{name} (its scripts and styles), all
+// built into the executable. Nothing is fetched from other hosts; a strict Content
+// Security Policy keeps it that way.
+
+import { Elysia } from 'elysia';
+import type { Mode } from '../config/config.ts';
+import { Messages } from '../domain/errors.ts';
+import { errorResponse } from '../http/responses.ts';
+import { embeddedAssets } from './embedded-assets.ts' with { type: 'macro' };
+
+const ASSETS = embeddedAssets();
+
+const TYPES: Record<string, string> = {
+  css: 'text/css; charset=utf-8',
+  js: 'text/javascript; charset=utf-8',
+  svg: 'image/svg+xml',
+  html: 'text/html; charset=utf-8',
+  json: 'application/json; charset=utf-8',
+};
+
+export const SECURITY_HEADERS = {
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob: data:; connect-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+};
+
+interface Asset {
+  body: string;
+  type: string;
+  etag: string;
+}
+
+function asset(name: string, body: string): Asset {
+  const extension = name.slice(name.lastIndexOf('.') + 1);
+  return {
+    body,
+    type: TYPES[extension] ?? 'application/octet-stream',
+    etag: `"${Bun.hash(body).toString(36)}"`,
+  };
+}
+
+function escapeAttribute(value: string): string {
+  return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+export interface WebRoutesOptions {
+  mode: Mode;
+  /** The public address of short links (known once the server listens). */
+  baseUrl: () => string;
+}
+
+export function webRoutes({ mode, baseUrl }: WebRoutesOptions) {
+  const assets = new Map<string, Asset>();
+  for (const [name, body] of Object.entries(ASSETS)) {
+    if (name !== 'index.html') assets.set(name, asset(name, body));
+  }
+  // The page carries the mode and base URL in meta tags; built on first use, since the
+  // base URL may depend on the port bound.
+  let page: Asset | undefined;
+  const indexPage = () => {
+    page ??= asset(
+      'index.html',
+      (ASSETS['index.html'] ?? '')
+        .replaceAll('%KURZ_MODE%', escapeAttribute(mode))
+        .replaceAll('%KURZ_BASE_URL%', escapeAttribute(baseUrl())),
+    );
+    return page;
+  };
+
+  const serve = (request: Request, file: Asset, cacheControl: string) => {
+    const headers = {
+      ...SECURITY_HEADERS,
+      'content-type': file.type,
+      etag: file.etag,
+      'cache-control': cacheControl,
+    };
+    if (request.headers.get('if-none-match') === file.etag) {
+      return new Response(null, { status: 304, headers });
+    }
+    return new Response(file.body, { headers });
+  };
+
+  return new Elysia({ name: 'kurz/web', seed: mode })
+    .get('/', ({ request }) => serve(request, indexPage(), 'no-cache'))
+    .get('/assets/:name', ({ params, request }) => {
+      const file = assets.get(params.name);
+      if (file === undefined) return errorResponse(404, Messages.notFound);
+      return serve(request, file, 'public, max-age=300, must-revalidate');
+    });
+}
