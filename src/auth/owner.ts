@@ -1,6 +1,8 @@
-// Who is asking: a named plugin with the `owner` macro. In accounts mode it requires a
-// valid bearer token of an existing user (else 401) and resolves that user's id; in open
-// mode it ignores Authorization and resolves null (links of no one).
+// Who is asking, derived for every route of the instance that uses this plugin: in
+// accounts mode a valid bearer token of an existing user (else 401) gives that user's
+// id; in open mode Authorization is ignored and the owner is null (links of no one).
+// A derive runs after the body is read (413) and before it is validated (400), which
+// is the order decisions.md gives.
 
 import { Elysia } from 'elysia';
 import type { Mode } from '../config/config.ts';
@@ -10,17 +12,15 @@ import { bearerToken, tokenPlugin, userIdOf, VERIFY_OPTIONS } from './tokens.ts'
 
 export function ownerPlugin(options: { mode: Mode; secret: string; store: Store }) {
   const { mode, store } = options;
-  return new Elysia({ name: 'kurz/owner', seed: mode }).use(tokenPlugin(options.secret)).macro({
-    owner: {
-      async resolve({ request, jwt }): Promise<{ owner: number | null }> {
-        if (mode === 'open') return { owner: null };
-        const token = bearerToken(request.headers.get('authorization'));
-        if (token === undefined) throw unauthorized();
-        const payload = await jwt.verify(token, VERIFY_OPTIONS);
-        const id = payload ? userIdOf(payload.sub) : undefined;
-        if (id === undefined || !(await store.userExists(id))) throw unauthorized();
-        return { owner: id };
-      },
-    },
-  });
+  return new Elysia({ name: 'kurz/owner', seed: mode })
+    .use(tokenPlugin(options.secret))
+    .derive({ as: 'scoped' }, async ({ request, jwt }): Promise<{ owner: number | null }> => {
+      if (mode === 'open') return { owner: null };
+      const token = bearerToken(request.headers.get('authorization'));
+      if (token === undefined) throw unauthorized();
+      const payload = await jwt.verify(token, VERIFY_OPTIONS);
+      const id = payload ? userIdOf(payload.sub) : undefined;
+      if (id === undefined || !(await store.userExists(id))) throw unauthorized();
+      return { owner: id };
+    });
 }

@@ -3,8 +3,10 @@
 import { Elysia } from 'elysia';
 import { normalizeEmail, parseRegistration, requireCredentials } from '../domain/accounts.ts';
 import { ApiError, badRequest, Messages } from '../domain/errors.ts';
-import { parseJsonBody, requireObject } from '../http/body.ts';
+import { parseJsonBody, requireJsonObject } from '../http/body.ts';
+import { errorResponses } from '../http/model.ts';
 import type { Store, User } from '../store/store.ts';
+import { LoginBody, RegisterBody, Session } from './model.ts';
 import type { PasswordHasher } from './passwords.ts';
 import { tokenPlugin } from './tokens.ts';
 
@@ -29,17 +31,28 @@ export function authRoutes({ store, secret, tokenTtlSeconds, passwords }: AuthRo
     .post(
       '/api/auth/register',
       async ({ body, session }) => {
-        const { email, password } = parseRegistration(requireObject(body));
+        const { email, password } = parseRegistration(body);
         const user = await store.createUser(email, await passwords.hash(password));
         if (user === undefined) throw badRequest(Messages.emailTaken);
         return session(user);
       },
-      { parse: parseJsonBody },
+      {
+        parse: parseJsonBody,
+        transform: requireJsonObject,
+        body: RegisterBody,
+        response: { 200: Session, ...errorResponses(400, 413, 503) },
+        detail: {
+          tags: ['accounts'],
+          summary: 'Register',
+          description:
+            'Creates an account and answers with a token. Checks, in order: both fields present (`Email and password are required`), the e-mail (`Invalid email address`), the password length (`Password must be 8 to 1024 characters long`), then `Email already registered`.',
+        },
+      },
     )
     .post(
       '/api/auth/login',
       async ({ body, session }) => {
-        const given = requireCredentials(requireObject(body));
+        const given = requireCredentials(body);
         const email = normalizeEmail(given.email);
         const user = email === undefined ? undefined : await store.findUserByEmail(email);
         const ok = user
@@ -48,6 +61,17 @@ export function authRoutes({ store, secret, tokenTtlSeconds, passwords }: AuthRo
         if (!user || !ok) throw new ApiError(401, Messages.invalidCredentials);
         return session(user);
       },
-      { parse: parseJsonBody },
+      {
+        parse: parseJsonBody,
+        transform: requireJsonObject,
+        body: LoginBody,
+        response: { 200: Session, ...errorResponses(400, 401, 413, 503) },
+        detail: {
+          tags: ['accounts'],
+          summary: 'Log in',
+          description:
+            'Answers with a fresh token. A wrong password, an unknown or malformed e-mail are all `401 Invalid credentials`, in about the same time.',
+        },
+      },
     );
 }

@@ -25,6 +25,15 @@ export async function parseJsonBody({ request }: { request: Request }): Promise<
   }
 }
 
+/**
+ * A route's `transform` hook: a body that is not a JSON object is 400. It runs after
+ * the token check and before schema validation, which would otherwise see an object
+ * made up by Elysia in place of a body that is not one.
+ */
+export function requireJsonObject({ body }: { body: unknown }): void {
+  requireObject(body);
+}
+
 /** The parsed body as a JSON object, or 400. */
 export function requireObject(body: unknown): Record<string, unknown> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {

@@ -2,8 +2,8 @@
 // message; anything unexpected is logged with a request id and answered 500 without
 // internals.
 
-import { Elysia } from 'elysia';
-import { ApiError, Messages, StoreUnavailableError } from '../domain/errors.ts';
+import { Elysia, ValidationError } from 'elysia';
+import { ApiError, type Message, Messages, StoreUnavailableError } from '../domain/errors.ts';
 import type { Logger } from '../logger.ts';
 import { errorResponse } from './responses.ts';
 
@@ -38,11 +38,26 @@ export function errorToResponse(
       return errorResponse(404, Messages.notFound);
     case 'PARSE':
       return errorResponse(400, Messages.bodyNotObject);
+    case 'VALIDATION':
+      // A response that breaks its own schema is our fault: a 500 below.
+      if (error instanceof ValidationError && error.type !== 'response') {
+        return validationResponse(error);
+      }
   }
   const id = crypto.randomUUID();
   const url = new URL(request.url);
   log.error(`request ${id} ${request.method} ${url.pathname} failed: ${describe(error)}`);
   return errorResponse(500, Messages.internal, { 'x-request-id': id });
+}
+
+const MESSAGES: ReadonlySet<string> = new Set(Object.values(Messages));
+
+/** A request that breaks a route's schema: the message its schema names (see http/model.ts). */
+function validationResponse(error: ValidationError): Response {
+  const named = error.customError;
+  if (typeof named === 'string' && MESSAGES.has(named)) return errorResponse(400, named as Message);
+  if (error.type === 'params') return errorResponse(404, Messages.notFound);
+  return errorResponse(400, error.type === 'query' ? Messages.pageRule : Messages.bodyNotObject);
 }
 
 function describe(error: unknown): string {

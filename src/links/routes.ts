@@ -1,18 +1,20 @@
 // POST /api/shorten and GET /api/links, in both modes (the owner macro decides whose).
 
-import { Elysia } from 'elysia';
+import { Elysia, t } from 'elysia';
 import { ownerPlugin } from '../auth/owner.ts';
 import type { Mode } from '../config/config.ts';
 import { generateCode, isCodeShaped, parseCustomCode } from '../domain/codes.ts';
 import { badRequest, Messages, notFound } from '../domain/errors.ts';
 import { parseSource } from '../domain/sources.ts';
 import { parseTargetUrl } from '../domain/urls.ts';
-import { parseJsonBody, requireObject } from '../http/body.ts';
+import { parseJsonBody, requireJsonObject } from '../http/body.ts';
+import { errorResponses } from '../http/model.ts';
 import { jsonResponse } from '../http/responses.ts';
 import type { LinkCache } from '../redirect/link-cache.ts';
-import type { Link, NewLink, Store } from '../store/store.ts';
+import type { NewLink, Store, Link as StoredLink } from '../store/store.ts';
 import { linkToJson } from './link-json.ts';
 import type { LinkWriter } from './link-writer.ts';
+import { CodeParams, linkSchema, PageQuery, ShortenBody } from './model.ts';
 import { nextPageLink, parsePage } from './paging.ts';
 import { qrPng, qrSvg } from './qr.ts';
 
@@ -57,23 +59,40 @@ export function linkRoutes({ mode, store, links, cache, secret, baseUrl }: LinkR
     'x-content-type-options': 'nosniff',
   });
 
+  const Link = linkSchema(mode);
+  // In accounts mode every link route needs a bearer token.
+  const authErrors = mode === 'accounts' ? ([401] as const) : ([] as const);
+  const docs = {
+    tags: ['links'],
+    ...(mode === 'accounts' ? { security: [{ bearer: [] }] } : {}),
+  };
+
   return new Elysia({ name: 'kurz/links', seed: mode })
     .use(ownerPlugin({ mode, secret, store }))
     .post(
       '/api/shorten',
       async ({ body, owner }) => {
-        const input = requireObject(body);
-        const originalUrl = parseTargetUrl(input.url);
-        const custom = parseCustomCode(input.custom_code);
-        const source = parseSource(input.source) ?? null;
-        const link: Link = await create(
+        const originalUrl = parseTargetUrl(body.url);
+        const custom = parseCustomCode(body.custom_code);
+        const source = parseSource(body.source) ?? null;
+        const link: StoredLink = await create(
           { userId: owner, originalUrl, source, createdAt: Date.now() },
           custom,
         );
         cache.forgetMissing(link.shortCode);
         return jsonResponse(201, toJson(link));
       },
-      { owner: true, parse: parseJsonBody },
+      {
+        parse: parseJsonBody,
+        transform: requireJsonObject,
+        body: ShortenBody,
+        response: { 201: Link, ...errorResponses(400, ...authErrors, 413, 503) },
+        detail: {
+          ...docs,
+          summary: 'Shorten a URL',
+          description: `Creates a short link${mode === 'accounts' ? ' owned by the caller' : ''}. Checks, in order: body size (413), ${mode === 'accounts' ? 'token (401), ' : ''}a JSON object, \`url\`, \`custom_code\` (\`This code is reserved and cannot be used\` for reserved words), \`source\`, then \`Custom code already taken\`. The 201 is sent once the link is committed.`,
+        },
+      },
     )
     .get(
       '/api/links',
@@ -86,7 +105,16 @@ export function linkRoutes({ mode, store, links, cache, secret, baseUrl }: LinkR
         if (next !== undefined) headers.link = next;
         return jsonResponse(200, links.map(toJson), headers);
       },
-      { owner: true },
+      {
+        query: PageQuery,
+        response: { 200: t.Array(Link), ...errorResponses(400, ...authErrors, 503) },
+        detail: {
+          ...docs,
+          summary: mode === 'accounts' ? 'List your links' : 'List all links',
+          description:
+            'Newest first (created_at, then id). Without parameters, the whole list; `limit` and `offset` page it. Every answer has `X-Total-Count`; a page with more after it has `Link: </api/links?limit=N&offset=M>; rel="next"`.',
+        },
+      },
     )
     .get(
       '/api/links/:code/qr.svg',
@@ -94,7 +122,14 @@ export function linkRoutes({ mode, store, links, cache, secret, baseUrl }: LinkR
         new Response(await qrSvg(await shortUrlOf(params.code, owner)), {
           headers: qrHeaders('image/svg+xml'),
         }),
-      { owner: true },
+      {
+        params: CodeParams,
+        response: {
+          200: t.String({ contentMediaType: 'image/svg+xml' }),
+          ...errorResponses(...authErrors, 404),
+        },
+        detail: { ...docs, summary: 'QR code of a short URL (SVG)' },
+      },
     )
     .get(
       '/api/links/:code/qr.png',
@@ -102,6 +137,13 @@ export function linkRoutes({ mode, store, links, cache, secret, baseUrl }: LinkR
         new Response(await qrPng(await shortUrlOf(params.code, owner)), {
           headers: qrHeaders('image/png'),
         }),
-      { owner: true },
+      {
+        params: CodeParams,
+        response: {
+          200: t.String({ contentMediaType: 'image/png' }),
+          ...errorResponses(...authErrors, 404),
+        },
+        detail: { ...docs, summary: 'QR code of a short URL (PNG, 512 px)' },
+      },
     );
 }

@@ -5,7 +5,7 @@
 // PASSIVE checkpoints never block the writer, and the rollup writes only `counts`.
 // Built into the executable as a second entrypoint (see the build script).
 
-import { Database } from 'bun:sqlite';
+import { Database, type Statement } from 'bun:sqlite';
 import { attachCounts, ClickRollup } from './click-counts.ts';
 
 declare const self: Worker;
@@ -16,13 +16,17 @@ export type MaintenanceMessage =
 
 let db: Database | undefined;
 let rollup: ClickRollup | undefined;
+let checkpoint: Statement | undefined;
 let timer: ReturnType<typeof setInterval> | undefined;
 
 self.onmessage = (event: MessageEvent<MaintenanceMessage>) => {
   if (event.data === 'stop') {
     clearInterval(timer);
+    // Every statement finalized, so that close really releases the files (a handle with
+    // live statements lingers, holding locks and keeping the WAL from being removed).
     rollup?.finalize();
-    db?.close();
+    checkpoint?.finalize();
+    db?.close(true);
     postMessage('stopped');
     return;
   }
@@ -31,12 +35,12 @@ self.onmessage = (event: MessageEvent<MaintenanceMessage>) => {
   db.run('PRAGMA busy_timeout = 1000');
   attachCounts(db, countsPath);
   rollup = new ClickRollup(db);
-  const checkpoint = db.prepare('PRAGMA main.wal_checkpoint(PASSIVE)');
+  checkpoint = db.prepare('PRAGMA main.wal_checkpoint(PASSIVE)');
   let ticks = 0;
   const tick = () => {
     try {
       if (ticks++ % rollupEvery === 0) rollup?.step();
-      checkpoint.get();
+      checkpoint?.get();
     } catch {
       // Busy or briefly unavailable: the next tick tries again. Reads stay exact
       // meanwhile (they add the log's tail), and the writer's own automatic

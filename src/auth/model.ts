@@ -1,0 +1,58 @@
+// TypeBox schemas of the account endpoints: what Elysia validates and what the OpenAPI
+// document shows. Field rules are the domain's (see http/model.ts).
+
+import { t } from 'elysia';
+import {
+  normalizeEmail,
+  PASSWORD_MAX_LENGTH,
+  PASSWORD_MIN_LENGTH,
+  parseRegistration,
+  requireCredentials,
+} from '../domain/accounts.ts';
+import { badRequest, Messages } from '../domain/errors.ts';
+import { codePointLength } from '../domain/sources.ts';
+import { bodyError, ruleFormat } from '../http/model.ts';
+
+const email = ruleFormat('kurz-email', (v) => {
+  if (normalizeEmail(v) === undefined) throw badRequest(Messages.emailInvalid);
+});
+const password = ruleFormat('kurz-password', (v) => {
+  const n = codePointLength(v);
+  if (n < PASSWORD_MIN_LENGTH || n > PASSWORD_MAX_LENGTH) throw badRequest(Messages.passwordLength);
+});
+
+const registerError = bodyError(parseRegistration);
+export const RegisterBody = t.Object(
+  {
+    email: t.String({
+      format: email,
+      error: registerError,
+      description: 'Trimmed and lower-cased; at most 255 characters, of the form local@domain.tld.',
+      examples: ['ann@example.com'],
+    }),
+    password: t.String({
+      format: password,
+      error: registerError,
+      description: `${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters (Unicode code points).`,
+      examples: ['correct horse 42'],
+    }),
+  },
+  { error: registerError },
+);
+
+const loginError = bodyError(requireCredentials);
+export const LoginBody = t.Object(
+  {
+    email: t.String({ error: loginError, examples: ['ann@example.com'] }),
+    password: t.String({ error: loginError, examples: ['correct horse 42'] }),
+  },
+  { error: loginError },
+);
+
+export const Session = t.Object(
+  {
+    token: t.String({ description: 'An HS256 JWT for `Authorization: Bearer <token>`.' }),
+    user: t.Object({ id: t.Integer(), email: t.String() }),
+  },
+  { description: 'A token and the public user.' },
+);

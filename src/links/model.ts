@@ -1,0 +1,98 @@
+// TypeBox schemas of the link endpoints: what Elysia validates and what the OpenAPI
+// document shows. Field rules are the domain's (see http/model.ts).
+
+import { t } from 'elysia';
+import type { Mode } from '../config/config.ts';
+import { CODE_MAX_LENGTH, parseCustomCode } from '../domain/codes.ts';
+import { Messages } from '../domain/errors.ts';
+import { parseSource, SOURCE_MAX_LENGTH } from '../domain/sources.ts';
+import { parseTargetUrl, URL_MAX_LENGTH } from '../domain/urls.ts';
+import { bodyError, ruleFormat } from '../http/model.ts';
+import { MAX_PAGE } from './paging.ts';
+
+const url = ruleFormat('kurz-url', parseTargetUrl);
+const customCode = ruleFormat('kurz-custom-code', parseCustomCode);
+const source = ruleFormat('kurz-source', parseSource);
+const limit = ruleFormat('kurz-limit', (v) => {
+  if (!/^\d{1,4}$/.test(v) || Number(v) < 1 || Number(v) > MAX_PAGE) throw new Error(v);
+});
+const offset = ruleFormat('kurz-offset', (v) => {
+  if (!/^\d{1,15}$/.test(v)) throw new Error(v);
+});
+
+/** Why a create body is wrong: the domain's checks, in their order. */
+function shortenProblem(body: Record<string, unknown>): void {
+  parseTargetUrl(body.url);
+  parseCustomCode(body.custom_code);
+  parseSource(body.source);
+}
+const error = bodyError(shortenProblem);
+
+export const ShortenBody = t.Object(
+  {
+    url: t.String({
+      format: url,
+      error,
+      description: `The target. Must start with http:// or https://, have a host, hold no whitespace or control characters, and be at most ${URL_MAX_LENGTH} characters.`,
+      examples: ['https://example.com/a/long/path?with=query'],
+    }),
+    custom_code: t.Optional(
+      t.Union([t.String({ format: customCode, error }), t.Null({ error })], {
+        error,
+        description: `1 to ${CODE_MAX_LENGTH} characters of A-Z a-z 0-9 _ -, case-sensitive, not a reserved word. Absent or null: a 7-character code is generated.`,
+        examples: ['spring-sale'],
+      }),
+    ),
+    source: t.Optional(
+      t.Union([t.String({ format: source, error }), t.Null({ error })], {
+        error,
+        description: `Where the link will be shared (at most ${SOURCE_MAX_LENGTH} characters); copied into each click record.`,
+        examples: ['newsletter'],
+      }),
+    ),
+  },
+  { error, description: 'A JSON object (any Content-Type is read as JSON); at most 64 KiB.' },
+);
+
+const linkFields = {
+  id: t.Integer(),
+  original_url: t.String({ description: 'The target, exactly as given.' }),
+  short_code: t.String(),
+  created_at: t.String({
+    format: 'date-time',
+    description: 'ISO 8601 UTC with milliseconds, e.g. 2026-11-21T09:30:00.000Z.',
+  }),
+  clicks: t.Integer({ description: 'Redirects counted so far.' }),
+};
+
+/** A link as the API shows it: accounts mode adds `user_id`. */
+export function linkSchema(mode: Mode) {
+  return mode === 'accounts'
+    ? t.Object(
+        { ...linkFields, user_id: t.Union([t.Integer(), t.Null()], { description: 'The owner.' }) },
+        { description: 'A short link.' },
+      )
+    : t.Object(linkFields, { description: 'A short link.' });
+}
+
+export const PageQuery = t.Object(
+  {
+    limit: t.Optional(
+      t.String({
+        format: limit,
+        error: Messages.pageRule,
+        description: 'Page size, 1 to 1000. Without it, the whole list (from offset).',
+      }),
+    ),
+    offset: t.Optional(
+      t.String({
+        format: offset,
+        error: Messages.pageRule,
+        description: 'Links to skip, 0 or more.',
+      }),
+    ),
+  },
+  { error: Messages.pageRule },
+);
+
+export const CodeParams = t.Object({ code: t.String({ description: 'A short code.' }) });
