@@ -1,7 +1,7 @@
 // createApp builds the whole HTTP app without listening, so the binary and the tests
 // share it. Which routes exist depends on the mode; everything else is passed in.
 
-import { Elysia } from 'elysia';
+import { type AnyElysia, Elysia } from 'elysia';
 import { type HashingCost, PasswordHasher } from './auth/passwords.ts';
 import { authRoutes } from './auth/routes.ts';
 import { ClickWriter } from './clicks/click-writer.ts';
@@ -14,6 +14,7 @@ import { consoleLogger, type Logger } from './logger.ts';
 import { DEFAULT_CACHE, LinkCache, type LinkCacheOptions } from './redirect/link-cache.ts';
 import { createRedirect, nativeRedirectRoute, redirectRoutes } from './redirect/routes.ts';
 import type { Store } from './store/store.ts';
+import { apiDocs } from './web/api-docs.ts';
 import { webRoutes } from './web/routes.ts';
 
 export interface AppDeps {
@@ -73,6 +74,7 @@ export function createApp(deps: AppDeps) {
     serve: { routes: nativeRedirectRoute(redirect, (e, r) => errorToResponse(e, r, log)) },
   })
     .use(errorHandler(log))
+    .use(apiDocs(mode, () => whole))
     .use(healthRoutes(store))
     .use(webRoutes({ mode, baseUrl: deps.baseUrl }))
     .use(linkRoutes({ mode, store, links: writers.links, cache, secret, baseUrl: deps.baseUrl }));
@@ -87,7 +89,8 @@ export function createApp(deps: AppDeps) {
     );
   }
   // Last: the catch-all code route must not shadow the fixed paths above.
-  return app.use(redirectRoutes(redirect));
+  const whole: AnyElysia = app.use(redirectRoutes(redirect, mode));
+  return app;
 }
 
 export type App = ReturnType<typeof createApp>;

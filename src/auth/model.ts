@@ -1,6 +1,7 @@
 // TypeBox schemas of the account endpoints: what Elysia validates and what the OpenAPI
 // document shows. Field rules are the domain's (see http/model.ts).
 
+import { Type } from '@sinclair/typebox';
 import { t } from 'elysia';
 import {
   normalizeEmail,
@@ -52,7 +53,7 @@ export const LoginBody = t.Object(
 export const Session = t.Object(
   {
     token: t.String({ description: 'An HS256 JWT for `Authorization: Bearer <token>`.' }),
-    user: t.Object({ id: t.Integer(), email: t.String() }),
+    user: t.Object({ id: Type.Integer(), email: t.String() }),
   },
   { description: 'A token and the public user.' },
 );

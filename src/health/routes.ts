@@ -1,17 +1,33 @@
 // GET /health: "Healthy" when the database answers, else 503 "Database unavailable".
 
-import { Elysia } from 'elysia';
+import { Elysia, t } from 'elysia';
 import { Messages } from '../domain/errors.ts';
 import { jsonResponse } from '../http/responses.ts';
 import type { Store } from '../store/store.ts';
 
 export function healthRoutes(store: Store) {
-  return new Elysia({ name: 'kurz/health' }).get('/health', async () => {
-    try {
-      await store.ping();
-      return jsonResponse(200, 'Healthy');
-    } catch {
-      return jsonResponse(503, Messages.databaseUnavailable);
-    }
-  });
+  return new Elysia({ name: 'kurz/health' }).get(
+    '/health',
+    async () => {
+      try {
+        await store.ping();
+        return jsonResponse(200, 'Healthy');
+      } catch {
+        return jsonResponse(503, Messages.databaseUnavailable);
+      }
+    },
+    {
+      response: {
+        200: t.Literal('Healthy', { description: 'The service and its database work.' }),
+        503: t.Literal(Messages.databaseUnavailable, {
+          description: 'The database cannot be reached.',
+        }),
+      },
+      detail: {
+        tags: ['health'],
+        summary: 'Health check',
+        description: 'Needs no token. The body is a JSON string.',
+      },
+    },
+  );
 }

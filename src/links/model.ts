@@ -1,6 +1,7 @@
 // TypeBox schemas of the link endpoints: what Elysia validates and what the OpenAPI
 // document shows. Field rules are the domain's (see http/model.ts).
 
+import { Type } from '@sinclair/typebox';
 import { t } from 'elysia';
 import type { Mode } from '../config/config.ts';
 import { CODE_MAX_LENGTH, parseCustomCode } from '../domain/codes.ts';
@@ -55,21 +56,24 @@ export const ShortenBody = t.Object(
 );
 
 const linkFields = {
-  id: t.Integer(),
+  id: Type.Integer(),
   original_url: t.String({ description: 'The target, exactly as given.' }),
   short_code: t.String(),
   created_at: t.String({
     format: 'date-time',
     description: 'ISO 8601 UTC with milliseconds, e.g. 2026-11-21T09:30:00.000Z.',
   }),
-  clicks: t.Integer({ description: 'Redirects counted so far.' }),
+  clicks: Type.Integer({ description: 'Redirects counted so far.' }),
 };
 
 /** A link as the API shows it: accounts mode adds `user_id`. */
 export function linkSchema(mode: Mode) {
   return mode === 'accounts'
     ? t.Object(
-        { ...linkFields, user_id: t.Union([t.Integer(), t.Null()], { description: 'The owner.' }) },
+        {
+          ...linkFields,
+          user_id: t.Union([Type.Integer(), t.Null()], { description: 'The owner.' }),
+        },
         { description: 'A short link.' },
       )
     : t.Object(linkFields, { description: 'A short link.' });

@@ -125,7 +125,10 @@ export function linkRoutes({ mode, store, links, cache, secret, baseUrl }: LinkR
       {
         params: CodeParams,
         response: {
-          200: t.String({ contentMediaType: 'image/svg+xml' }),
+          200: t.String({
+            contentMediaType: 'image/svg+xml',
+            description: 'The QR code of the short URL.',
+          }),
           ...errorResponses(...authErrors, 404),
         },
         detail: { ...docs, summary: 'QR code of a short URL (SVG)' },
@@ -140,7 +143,10 @@ export function linkRoutes({ mode, store, links, cache, secret, baseUrl }: LinkR
       {
         params: CodeParams,
         response: {
-          200: t.String({ contentMediaType: 'image/png' }),
+          200: t.String({
+            contentMediaType: 'image/png',
+            description: 'The QR code of the short URL, 512 px.',
+          }),
           ...errorResponses(...authErrors, 404),
         },
         detail: { ...docs, summary: 'QR code of a short URL (PNG, 512 px)' },

@@ -3,12 +3,13 @@
 // The same redirect() serves two routes: Elysia's (app.handle, as tests use it) and a
 // route Bun serves natively when listening, which skips Elysia's per-request context.
 
-import { Elysia } from 'elysia';
+import { Elysia, t } from 'elysia';
 import type { ClickWriter } from '../clicks/click-writer.ts';
 import type { Mode } from '../config/config.ts';
 import { isCodeShaped } from '../domain/codes.ts';
 import { Messages } from '../domain/errors.ts';
 import { CLICK_HEADER_MAX_LENGTH, cut, SOURCE_MAX_LENGTH } from '../domain/sources.ts';
+import { ErrorBody } from '../http/model.ts';
 import { errorResponse } from '../http/responses.ts';
 import { type CachedLink, type LinkCache, UNKNOWN } from './link-cache.ts';
 
@@ -58,9 +59,40 @@ export function createRedirect({ mode, cache, clicks }: RedirectRoutesOptions): 
 }
 
 /** The Elysia route, for app.handle(). */
-export function redirectRoutes(redirect: Redirect) {
-  return new Elysia({ name: 'kurz/redirect' }).get('/:code', ({ params, request }) =>
-    redirect(params.code, request),
+export function redirectRoutes(redirect: Redirect, mode: Mode) {
+  return new Elysia({ name: 'kurz/redirect' }).get(
+    '/:code',
+    ({ params, request }) => redirect(params.code, request),
+    {
+      params: t.Object({ code: t.String({ description: 'The short code (case-sensitive).' }) }),
+      // Documentation only: the redirect reads ?source= itself (accounts mode).
+      ...(mode === 'accounts'
+        ? {
+            query: t.Object({
+              source: t.Optional(
+                t.String({
+                  description:
+                    'Where the click came from, kept with the click (cut to 255 characters).',
+                }),
+              ),
+            }),
+          }
+        : {}),
+      response: {
+        307: t.Void({
+          description:
+            'To the original URL, in `Location` (non-ASCII percent-encoded), with `Cache-Control: private, no-store`. The click is committed before this answer is sent. HEAD answers the same and counts nothing.',
+        }),
+        404: ErrorBody,
+        503: ErrorBody,
+      },
+      detail: {
+        tags: ['redirect'],
+        summary: 'Follow a short link',
+        description:
+          'Needs no token. Counts a click (with the creation source, the `Referer` and `User-Agent`; in accounts mode also `?source=`).',
+      },
+    },
   );
 }
 

@@ -7,6 +7,7 @@ import type { Mode } from '../config/config.ts';
 import { Messages } from '../domain/errors.ts';
 import { errorResponse } from '../http/responses.ts';
 import { embeddedAssets } from './embedded-assets.ts' with { type: 'macro' };
+import { escapeHtml } from './html.ts';
 
 const ASSETS = embeddedAssets();
 
@@ -40,10 +41,6 @@ function asset(name: string, body: string): Asset {
   };
 }
 
-function escapeAttribute(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
 export interface WebRoutesOptions {
   mode: Mode;
   /** The public address of short links (known once the server listens). */
@@ -62,8 +59,8 @@ export function webRoutes({ mode, baseUrl }: WebRoutesOptions) {
     page ??= asset(
       'index.html',
       (ASSETS['index.html'] ?? '')
-        .replaceAll('%KURZ_MODE%', escapeAttribute(mode))
-        .replaceAll('%KURZ_BASE_URL%', escapeAttribute(baseUrl())),
+        .replaceAll('%KURZ_MODE%', escapeHtml(mode))
+        .replaceAll('%KURZ_BASE_URL%', escapeHtml(baseUrl())),
     );
     return page;
   };
