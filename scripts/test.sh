@@ -8,4 +8,5 @@ cd "$(dirname "$0")/.."
 echo "== biome check" && bunx biome check .
 echo "== tsc --noEmit" && bunx tsc --noEmit -p .
 echo "== build" && bun run build
+echo "== chromium (browser tests)" && sh scripts/ensure-chromium.sh
 echo "== bun test" && exec bun test "$@"

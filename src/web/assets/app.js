@@ -1,1 +1,127 @@
-// kurz web UI
+// kurz web UI, the entry point: reads the mode and base URL the server put in the page,
+// keeps the session token (accounts mode) and switches between the login view and the
+// main view. The views live in their own modules: auth.js (login and register),
+// shorten.js (the form, copy and QR code), links-list.js (the list, paging, filter, poll).
+
+import { createApi } from './api.js';
+import { createAuth } from './auth.js';
+import { byId } from './dom.js';
+import { createLinksList } from './links-list.js';
+import { createShortener } from './shorten.js';
+
+const mode = meta('kurz-mode') === 'open' ? 'open' : 'accounts';
+const baseUrl = readBaseUrl();
+const shortUrlOf = (code) => `${baseUrl}/${code}`;
+
+// The token lives in localStorage (no cookies): it survives reloads and is sent only
+// where the page puts it, in the Authorization header.
+// If localStorage is disabled (it throws), the session lasts for this page only.
+const memory = new Map();
+const TOKEN_KEY = 'kurz.token';
+const EMAIL_KEY = 'kurz.email';
+const session = {
+  get token() {
+    return mode === 'accounts' ? storage('getItem', TOKEN_KEY) : null;
+  },
+  get email() {
+    return storage('getItem', EMAIL_KEY) ?? '';
+  },
+  save(token, email) {
+    storage('setItem', TOKEN_KEY, token);
+    storage('setItem', EMAIL_KEY, email);
+  },
+  clear() {
+    storage('removeItem', TOKEN_KEY);
+    storage('removeItem', EMAIL_KEY);
+  },
+};
+
+const appView = byId('app-view');
+const sessionBar = byId('session');
+
+const api = createApi({
+  token: () => session.token,
+  onUnauthorized: () =>
+    endSession('Your session has ended. Please log in again.', { focus: !appView.hidden }),
+});
+const shortener = createShortener({
+  api,
+  shortUrlOf,
+  onCreated: () => list.refresh(),
+});
+const list = createLinksList({
+  api,
+  shortUrlOf,
+  onShowQr(link) {
+    shortener.show(link, 'Showing');
+    // The panel is above the list; take keyboard users there too.
+    byId('copy').focus();
+  },
+});
+const auth = createAuth({
+  api,
+  onLoggedIn(token, user) {
+    session.save(token, user.email);
+    showApp();
+    byId('url').focus(); // the login form vanished with focus in it
+  },
+});
+
+byId('list-title').textContent = mode === 'open' ? 'All links' : 'Your links';
+byId('logout').addEventListener('click', () => endSession('You have logged out.', { focus: true }));
+
+if (mode === 'open') showApp();
+else if (session.token && !expired(session.token)) showApp();
+else endSession(session.token ? 'Your session has ended. Please log in again.' : '');
+
+function showApp() {
+  if (mode === 'accounts') {
+    const email = byId('session-email');
+    email.textContent = session.email;
+    email.title = session.email; // cut with an ellipsis on narrow screens
+    sessionBar.hidden = false;
+  }
+  appView.hidden = false;
+  list.start();
+}
+
+/** Back to the login form, forgetting the token and everything shown. */
+function endSession(notice, { focus = false } = {}) {
+  session.clear();
+  list.stop();
+  shortener.reset();
+  appView.hidden = true;
+  sessionBar.hidden = true;
+  auth.show(notice, { focus });
+}
+
+/** True when the token's `exp` has passed; unreadable tokens are left to the server. */
+function expired(token) {
+  try {
+    const payload = token.split('.')[1].replace(/-/g, '+').replace(/_/g, '/');
+    const { exp } = JSON.parse(atob(payload));
+    return typeof exp === 'number' && exp * 1000 <= Date.now();
+  } catch {
+    return false;
+  }
+}
+
+function meta(name) {
+  return document.querySelector(`meta[name="${name}"]`)?.content ?? '';
+}
+
+// The server fills the meta tag; the page's own origin stands in if it did not.
+function readBaseUrl() {
+  const value = meta('kurz-base-url');
+  return (/^https?:\/\//.test(value) ? value : location.origin).replace(/\/+$/, '');
+}
+
+function storage(method, key, value) {
+  try {
+    return localStorage[method](key, value);
+  } catch {
+    if (method === 'getItem') return memory.get(key) ?? null;
+    if (method === 'setItem') memory.set(key, value);
+    else memory.delete(key);
+  }
+}

@@ -1,0 +1,59 @@
+// Drives Debian's Chromium (installed by scripts/ensure-chromium.sh, never downloaded by
+// Playwright) against a running dist/kurz, plus the few API calls the browser tests and
+// the screenshot script use to set the scene quickly.
+
+import { type Browser, chromium } from 'playwright-core';
+import { call } from './binary.ts';
+
+export const CHROMIUM = '/usr/bin/chromium';
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
+}
+
+export const PASSWORD = 'correct horse 42';
+
+/** Registers an account through the API and returns its token. */
+export async function registerUser(base: string, email: string): Promise<string> {
+  const reply = await call(base, 'POST', '/api/auth/register', {
+    json: { email, password: PASSWORD },
+  });
+  if (reply.status !== 200) throw new Error(`register failed: ${reply.status} ${reply.text}`);
+  return reply.json.token;
+}
+
+export interface NewLink {
+  url: string;
+  custom_code?: string;
+  source?: string;
+}
+
+/** Creates links through the API, one after another (so their order is the given one). */
+export async function createLinks(base: string, links: NewLink[], token?: string) {
+  const made = [];
+  for (const link of links) {
+    const reply = await call(base, 'POST', '/api/shorten', { json: link, token });
+    if (reply.status !== 201) throw new Error(`shorten failed: ${reply.status} ${reply.text}`);
+    made.push(reply.json as { short_code: string; original_url: string });
+  }
+  return made;
+}
+
+/** Follows a short link `times` times without a browser, counting as many clicks. */
+export async function click(base: string, code: string, times = 1) {
+  for (let i = 0; i < times; i++) {
+    const reply = await fetch(`${base}/${code}`, { redirect: 'manual' });
+    if (reply.status !== 307) throw new Error(`redirect of ${code} gave ${reply.status}`);
+  }
+}
