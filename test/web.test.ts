@@ -45,6 +45,21 @@ describe.each(['accounts', 'open'] as const)('web UI (%s mode)', (mode) => {
     }
   });
 
+  test('assets and the page are sent gzipped to clients that accept it', async () => {
+    const app = await TestApp.init(mode);
+    for (const path of ['/', '/assets/app.js', '/assets/app.css']) {
+      const plain = await app.app.handle(new Request(`http://localhost${path}`));
+      const zipped = await app.app.handle(
+        new Request(`http://localhost${path}`, { headers: { 'accept-encoding': 'gzip, br' } }),
+      );
+      expect(plain.headers.get('content-encoding')).toBeNull();
+      expect(zipped.headers.get('content-encoding')).toBe('gzip');
+      expect(zipped.headers.get('vary')).toBe('accept-encoding');
+      const bytes = new Uint8Array(await zipped.arrayBuffer());
+      expect(new TextDecoder().decode(Bun.gunzipSync(bytes))).toBe(await plain.text());
+    }
+  });
+
   test('an unknown asset is 404 "Not found"', async () => {
     const app = await TestApp.init(mode);
     const reply = await app.get('/assets/nope.js');
