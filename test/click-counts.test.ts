@@ -4,17 +4,8 @@ import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { attachCounts, ClickRollup } from '../src/store/sqlite/click-counts.ts';
 import { openSqlite, type SqliteStore } from '../src/store/sqlite/sqlite-store.ts';
-import type { Click } from '../src/store/store.ts';
 import { tempDir } from './support/binary.ts';
-
-const click = (linkId: number): Click => ({
-  linkId,
-  source: null,
-  querySource: null,
-  referrer: null,
-  userAgent: null,
-  createdAt: Date.now(),
-});
+import { click } from './support/clicks.ts';
 
 async function withLinks(store: SqliteStore, codes: string[]) {
   const made = await store.createLinks(

@@ -3,19 +3,9 @@ import { ClickWriter } from '../src/clicks/click-writer.ts';
 import { StoreUnavailableError } from '../src/domain/errors.ts';
 import { LinkWriter } from '../src/links/link-writer.ts';
 import type { Click } from '../src/store/store.ts';
+import { click } from './support/clicks.ts';
 import { withFaults } from './support/faulty-store.ts';
 import { TestApp } from './support/test-app.ts';
-
-function click(linkId: number): Click {
-  return {
-    linkId,
-    source: null,
-    querySource: null,
-    referrer: null,
-    userAgent: null,
-    createdAt: Date.now(),
-  };
-}
 
 async function withLink() {
   const app = await TestApp.init('open');

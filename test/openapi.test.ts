@@ -4,25 +4,17 @@ import { describe, expect, test } from 'bun:test';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { TestApp } from './support/test-app.ts';
 
+const LINK_ROUTES = [
+  'GET /health',
+  'POST /api/shorten',
+  'GET /api/links',
+  'GET /api/links/{code}/qr.svg',
+  'GET /api/links/{code}/qr.png',
+  'GET /{code}',
+];
 const ROUTES = {
-  accounts: [
-    'POST /api/auth/register',
-    'POST /api/auth/login',
-    'GET /health',
-    'POST /api/shorten',
-    'GET /api/links',
-    'GET /api/links/{code}/qr.svg',
-    'GET /api/links/{code}/qr.png',
-    'GET /{code}',
-  ],
-  open: [
-    'GET /health',
-    'POST /api/shorten',
-    'GET /api/links',
-    'GET /api/links/{code}/qr.svg',
-    'GET /api/links/{code}/qr.png',
-    'GET /{code}',
-  ],
+  accounts: ['POST /api/auth/register', 'POST /api/auth/login', ...LINK_ROUTES],
+  open: LINK_ROUTES,
 };
 
 // biome-ignore lint/suspicious/noExplicitAny: the document is free-form JSON

@@ -9,10 +9,25 @@ const qrcode = () => {
   return library;
 };
 
-export async function qrSvg(text: string): Promise<string> {
-  return (await qrcode()).toString(text, { ...OPTIONS, type: 'svg' });
+export interface QrFormat {
+  name: string;
+  type: string;
+  description: string;
+  render(text: string): Promise<string | Buffer>;
 }
 
-export async function qrPng(text: string): Promise<Buffer> {
-  return (await qrcode()).toBuffer(text, { ...OPTIONS, type: 'png', width: 512 });
-}
+export const QR = {
+  svg: {
+    name: 'SVG',
+    type: 'image/svg+xml',
+    description: 'The QR code of the short URL.',
+    render: async (text) => (await qrcode()).toString(text, { ...OPTIONS, type: 'svg' }),
+  },
+  png: {
+    name: 'PNG, 512 px',
+    type: 'image/png',
+    description: 'The QR code of the short URL, 512 px wide.',
+    render: async (text) =>
+      (await qrcode()).toBuffer(text, { ...OPTIONS, type: 'png', width: 512 }),
+  },
+} satisfies Record<string, QrFormat>;

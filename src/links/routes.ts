@@ -16,7 +16,7 @@ import { linkToJson } from './link-json.ts';
 import type { LinkWriter } from './link-writer.ts';
 import { CodeParams, linkSchema, PageQuery, ShortenBody } from './model.ts';
 import { nextPageLink, parsePage } from './paging.ts';
-import { qrPng, qrSvg } from './qr.ts';
+import { QR, type QrFormat } from './qr.ts';
 
 /** Generated codes collide about once in 10^12 draws; a few retries are plenty. */
 const GENERATE_ATTEMPTS = 8;
@@ -53,12 +53,6 @@ export function linkRoutes({ mode, store, links, cache, secret, baseUrl }: LinkR
     if (link === undefined || (owner !== null && link.userId !== owner)) throw notFound();
     return `${baseUrl()}/${code}`;
   }
-  const qrHeaders = (type: string) => ({
-    'content-type': type,
-    'cache-control': 'private, max-age=300',
-    'x-content-type-options': 'nosniff',
-  });
-
   const Link = linkSchema(mode);
   // In accounts mode every link route needs a bearer token.
   const authErrors = mode === 'accounts' ? ([401] as const) : ([] as const);
@@ -66,6 +60,25 @@ export function linkRoutes({ mode, store, links, cache, secret, baseUrl }: LinkR
     tags: ['links'],
     ...(mode === 'accounts' ? { security: [{ bearer: [] }] } : {}),
   };
+
+  async function qrAnswer(code: string, owner: number | null, format: QrFormat) {
+    const image = await format.render(await shortUrlOf(code, owner));
+    return new Response(image, {
+      headers: {
+        'content-type': format.type,
+        'cache-control': 'private, max-age=300',
+        'x-content-type-options': 'nosniff',
+      },
+    });
+  }
+  const qrHooks = (format: QrFormat) => ({
+    params: CodeParams,
+    response: {
+      200: t.String({ contentMediaType: format.type, description: format.description }),
+      ...errorResponses(...authErrors, 404),
+    },
+    detail: { ...docs, summary: `QR code of a short URL (${format.name})` },
+  });
 
   return new Elysia({ name: 'kurz/links', seed: mode })
     .use(ownerPlugin({ mode, secret, store }))
@@ -118,38 +131,12 @@ export function linkRoutes({ mode, store, links, cache, secret, baseUrl }: LinkR
     )
     .get(
       '/api/links/:code/qr.svg',
-      async ({ params, owner }) =>
-        new Response(await qrSvg(await shortUrlOf(params.code, owner)), {
-          headers: qrHeaders('image/svg+xml'),
-        }),
-      {
-        params: CodeParams,
-        response: {
-          200: t.String({
-            contentMediaType: 'image/svg+xml',
-            description: 'The QR code of the short URL.',
-          }),
-          ...errorResponses(...authErrors, 404),
-        },
-        detail: { ...docs, summary: 'QR code of a short URL (SVG)' },
-      },
+      ({ params, owner }) => qrAnswer(params.code, owner, QR.svg),
+      qrHooks(QR.svg),
     )
     .get(
       '/api/links/:code/qr.png',
-      async ({ params, owner }) =>
-        new Response(await qrPng(await shortUrlOf(params.code, owner)), {
-          headers: qrHeaders('image/png'),
-        }),
-      {
-        params: CodeParams,
-        response: {
-          200: t.String({
-            contentMediaType: 'image/png',
-            description: 'The QR code of the short URL, 512 px.',
-          }),
-          ...errorResponses(...authErrors, 404),
-        },
-        detail: { ...docs, summary: 'QR code of a short URL (PNG, 512 px)' },
-      },
+      ({ params, owner }) => qrAnswer(params.code, owner, QR.png),
+      qrHooks(QR.png),
     );
 }
