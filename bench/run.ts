@@ -22,7 +22,12 @@ const flag = (name: string, fallback: number) => {
 };
 const ROUNDS = flag('--rounds', 5);
 const SECONDS = flag('--seconds', 5);
-const only = argv.find((a) => !a.startsWith('--') && Number.isNaN(Number(a))) ?? 'all';
+const sections = argv.filter((a, i) => !a.startsWith('--') && !argv[i - 1]?.startsWith('--'));
+const KNOWN = ['redirect', 'create', 'million', 'startup', 'all'];
+for (const s of sections)
+  if (!KNOWN.includes(s)) throw new Error(`unknown section ${s}; use ${KNOWN.join(', ')}`);
+const wanted = (name: string) =>
+  sections.length === 0 || sections.includes('all') || sections.includes(name);
 const work = mkdtempSync(join(tmpdir(), 'kurz-bench-'));
 
 interface Server {
@@ -371,7 +376,7 @@ async function benchStartup() {
 console.log(
   `kurz benchmark — ${new Date().toISOString()} — ${require('node:os').cpus()[0]?.model}, ${require('node:os').cpus().length} CPUs, Bun ${Bun.version}`,
 );
-if (only === 'all' || only === 'redirect') await benchRedirect();
-if (only === 'all' || only === 'create') await benchCreate();
-if (only === 'all' || only === 'million') await benchMillion();
-if (only === 'all' || only === 'startup') await benchStartup();
+if (wanted('redirect')) await benchRedirect();
+if (wanted('create')) await benchCreate();
+if (wanted('million')) await benchMillion();
+if (wanted('startup')) await benchStartup();
