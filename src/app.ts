@@ -74,7 +74,8 @@ export function createApp(deps: AppDeps) {
     serve: { routes: nativeRedirectRoute(redirect, (e, r) => errorToResponse(e, r, log)) },
   })
     .use(errorHandler(log))
-    .use(apiDocs(mode, () => whole))
+    // The document describes the finished app, so it reads the routes when first asked.
+    .use(apiDocs(mode, () => finished))
     .use(healthRoutes(store))
     .use(webRoutes({ mode, baseUrl: deps.baseUrl }))
     .use(linkRoutes({ mode, store, links: writers.links, cache, secret, baseUrl: deps.baseUrl }));
@@ -89,7 +90,7 @@ export function createApp(deps: AppDeps) {
     );
   }
   // Last: the catch-all code route must not shadow the fixed paths above.
-  const whole: AnyElysia = app.use(redirectRoutes(redirect, mode));
+  const finished: AnyElysia = app.use(redirectRoutes(redirect, mode));
   return app;
 }
 
