@@ -172,6 +172,8 @@ function typeOf(schema: Json): string {
   if (schema.anyOf) return schema.anyOf.map(typeOf).join(' or ');
   if (schema.type === 'array') return `array of ${typeOf(schema.items)}`;
   if (schema.contentMediaType) return schema.contentMediaType;
+  if (schema.const !== undefined) return `the JSON string ${JSON.stringify(schema.const)}`;
+  if (Array.isArray(schema.type)) return schema.type.join(' or ');
   return schema.format && !String(schema.format).startsWith('kurz-')
     ? `${schema.type} (${schema.format})`
     : String(schema.type ?? 'any');
