@@ -13,7 +13,7 @@ export class ClickWriter {
 
   /** Resolves once the click is committed; rejects with StoreUnavailableError otherwise. */
   record(click: Click): Promise<void> {
-    return this.group.add(click).done;
+    return this.group.push(click);
   }
 
   drain(): Promise<void> {

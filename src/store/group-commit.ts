@@ -38,22 +38,31 @@ export class GroupCommit<T, R> {
   ) {}
 
   /**
-   * Adds an item to the pending batch. `done` (shared by the whole batch, so no
-   * allocation per item) resolves with the batch's result once it is committed.
+   * Adds an item to the pending batch and tells its place there: `done` (shared by
+   * the whole batch) resolves with the batch's result once it is committed.
    */
   add(item: T): Batched<R> {
+    const done = this.push(item);
+    return { done, index: (this.pending?.items.length ?? 0) - 1 };
+  }
+
+  /**
+   * Adds an item when its place in the batch does not matter (the hot path of clicks):
+   * the shared promise of the batch, with no allocation for this item.
+   */
+  push(item: T): Promise<R> {
     if (this.waiting >= this.options.maxPending) {
-      return { done: Promise.reject(new StoreUnavailableError()), index: -1 };
+      return Promise.reject(new StoreUnavailableError());
     }
     this.waiting++;
     const batch = this.pending ?? this.openBatch();
-    const index = batch.items.push(item) - 1;
+    batch.items.push(item);
     if (!this.scheduled && this.flushing === undefined) {
       this.scheduled = true;
       // setImmediate, not a microtask: the batch should gather every request of this turn.
       setImmediate(this.flushNow);
     }
-    return { done: batch.done, index };
+    return batch.done;
   }
 
   /** Commits everything pending; resolves when nothing is left waiting. */
