@@ -57,6 +57,7 @@ async function serve(config: Config): Promise<number> {
     jwtSecret,
     tokenTtlSeconds: config.tokenTtlSeconds,
     writers,
+    cache: { size: config.cacheSize },
   });
   app.listen({
     hostname: config.host,

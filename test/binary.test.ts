@@ -142,6 +142,7 @@ describe('dist/kurz', () => {
       '--jwt-secret',
       '--token-ttl',
       '--durability',
+      '--cache-size',
     ]) {
       expect(help.stdout).toContain(flag);
     }

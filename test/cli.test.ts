@@ -19,6 +19,7 @@ describe('command line', () => {
       jwtSecret: undefined,
       tokenTtlSeconds: 86_400,
       durability: 'normal',
+      cacheSize: 50_000,
     });
   });
 
@@ -32,6 +33,7 @@ describe('command line', () => {
       KURZ_JWT_SECRET: 's'.repeat(32),
       KURZ_TOKEN_TTL: '60',
       KURZ_DURABILITY: 'full',
+      KURZ_CACHE_SIZE: '500',
     };
     expect(config([], env)).toEqual({
       mode: 'open',
@@ -42,6 +44,7 @@ describe('command line', () => {
       jwtSecret: 's'.repeat(32),
       tokenTtlSeconds: 60,
       durability: 'full',
+      cacheSize: 500,
     });
     expect(config(['--mode', 'accounts', '--port=9000'], env)).toMatchObject({
       mode: 'accounts',
@@ -70,6 +73,7 @@ describe('command line', () => {
     [['--mode', 'x'], '--mode must be accounts or open (got "x")'],
     [['--host', ''], '--host must be a host name or address (got "")'],
     [['--nope'], 'unknown flag --nope (see --help)'],
+    [['--cache-size', '0'], '--cache-size must be a number of links from 1 to 10000000 (got "0")'],
     [['--db'], '--db needs a value'],
   ])('%p → %p', (argv, message) => {
     expect(() => parseCommandLine(argv, {})).toThrow(new ConfigError(message));

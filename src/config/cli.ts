@@ -86,6 +86,12 @@ const FLAGS: Record<string, FlagSpec> = {
       c.tokenTtlSeconds = wholeNumber(v, 1, 31_622_400, 'a number of seconds from 1 to 31622400');
     },
   },
+  '--cache-size': {
+    env: 'KURZ_CACHE_SIZE',
+    parse: (v, c) => {
+      c.cacheSize = wholeNumber(v, 1, 10_000_000, 'a number of links from 1 to 10000000');
+    },
+  },
   '--durability': {
     env: 'KURZ_DURABILITY',
     parse: (v, c) => oneOf(['normal', 'full'] as const, (d) => (c.durability = d))(v),
@@ -108,6 +114,7 @@ Flags (each also read from the environment variable shown):
   --jwt-secret S            KURZ_JWT_SECRET  token signing key, 32+ characters (default: generated once, kept in the database)
   --token-ttl SECONDS       KURZ_TOKEN_TTL   token lifetime (default 86400)
   --durability normal|full  KURZ_DURABILITY  survive process crashes, or power loss too (default normal)
+  --cache-size N            KURZ_CACHE_SIZE  links the redirect keeps in memory (default 50000, ~800 bytes each)
 `;
 
 /** Reads argv (without the executable) and the environment; throws ConfigError on bad input. */

@@ -16,6 +16,8 @@ export interface Config {
   jwtSecret: string | undefined;
   tokenTtlSeconds: number;
   durability: Durability;
+  /** Links the redirect keeps in memory (least recently used go first). */
+  cacheSize: number;
 }
 
 export const DEFAULTS = {
@@ -25,6 +27,7 @@ export const DEFAULTS = {
   db: './data/kurz.db',
   tokenTtlSeconds: 86_400,
   durability: 'normal',
+  cacheSize: 50_000,
 } as const satisfies Partial<Config>;
 
 /** A flag or environment value that cannot be used; the message names it. */

@@ -28,7 +28,7 @@ export interface LinkCacheOptions {
 export const UNKNOWN: unique symbol = Symbol('unknown code');
 
 export const DEFAULT_CACHE: LinkCacheOptions = {
-  size: 100_000,
+  size: 50_000,
   missSize: 10_000,
   missTtlMs: 2_000,
 };
