@@ -67,11 +67,12 @@ export function createApp(deps: AppDeps) {
   const cache = new LinkCache(store, { ...DEFAULT_CACHE, ...deps.cache });
   const secret = deps.jwtSecret;
 
-  const redirect = createRedirect({ mode, cache, clicks: writers.clicks });
+  const onFault = (error: unknown, request: Request) => errorToResponse(error, request, log);
+  const redirect = createRedirect({ mode, cache, clicks: writers.clicks, onError: onFault });
   const app = new Elysia({
     strictPath: true,
     // Served by Bun itself when listening; Elysia's own route below answers app.handle().
-    serve: { routes: nativeRedirectRoute(redirect, (e, r) => errorToResponse(e, r, log)) },
+    serve: { routes: nativeRedirectRoute(redirect, onFault) },
   })
     .use(errorHandler(log))
     // The document describes the finished app, so it reads the routes when first asked.

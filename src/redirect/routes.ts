@@ -17,12 +17,18 @@ export interface RedirectRoutesOptions {
   mode: Mode;
   cache: LinkCache;
   clicks: ClickWriter;
+  /** The answer to a fault (a 503 when the database is unavailable, else a 500). */
+  onError: (error: unknown, request: Request) => Response;
 }
 
+/** Answers every request itself: its Promise never rejects. */
 export type Redirect = (code: string, request: Request) => Response | Promise<Response>;
 
-export function createRedirect({ mode, cache, clicks }: RedirectRoutesOptions): Redirect {
+export function createRedirect({ mode, cache, clicks, onError }: RedirectRoutesOptions): Redirect {
   const trackQuerySource = mode === 'accounts';
+  // A click the writer could not commit: it rejects only with StoreUnavailableError (and
+  // has logged the batch's failure), so this needs no request and is made once.
+  const clickFailed = () => errorResponse(503, Messages.databaseUnavailable);
 
   /** Synchronous on a cache hit; a Promise only when a click must commit or the store be asked. */
   function redirect(code: string, request: Request): Response | Promise<Response> {
@@ -31,15 +37,19 @@ export function createRedirect({ mode, cache, clicks }: RedirectRoutesOptions): 
     if (link === undefined) return lookUpThenRedirect(code, request);
     // Elysia runs GET routes for HEAD as well; HEAD must not count.
     if (request.method === 'HEAD') return link.respond();
-    return count(link, request).then(link.respond);
+    return count(link, request).then(link.respond, clickFailed);
   }
 
   async function lookUpThenRedirect(code: string, request: Request): Promise<Response> {
-    const link = await cache.get(code);
-    if (link === undefined) return notFound();
-    if (request.method === 'HEAD') return link.respond();
-    await count(link, request);
-    return link.respond();
+    try {
+      const link = await cache.get(code);
+      if (link === undefined) return notFound();
+      if (request.method === 'HEAD') return link.respond();
+      await count(link, request);
+      return link.respond();
+    } catch (error) {
+      return onError(error, request);
+    }
   }
 
   /** Resolves once the click is committed (the 307 must not leave before). */
@@ -99,12 +109,14 @@ export function redirectRoutes(redirect: Redirect, mode: Mode) {
 /** The same route as Bun serves it natively: `{ '/:code': { GET, HEAD } }` for Bun.serve's routes. */
 export function nativeRedirectRoute(
   redirect: Redirect,
-  onError: (e: unknown, r: Request) => Response,
+  onError: (error: unknown, request: Request) => Response,
 ) {
+  // redirect() answers the faults of its promise itself, so nothing here wraps it (a
+  // .catch would cost a promise and a closure per redirect); a synchronous throw would
+  // be a bug, still answered as one.
   const handle = (request: Bun.BunRequest): Response | Promise<Response> => {
     try {
-      const answer = redirect(request.params.code as string, request);
-      return answer instanceof Promise ? answer.catch((e) => onError(e, request)) : answer;
+      return redirect(request.params.code as string, request);
     } catch (error) {
       return onError(error, request);
     }
