@@ -3,7 +3,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { copyFileSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { BINARY, call, runKurz, startKurz, tempDir } from './support/binary.ts';
+import { BINARY, call, run, runKurz, startKurz, tempDir } from './support/binary.ts';
 
 const SMOKE = resolve(import.meta.dir, '..', '..', 'shared', 'conformance', 'smoke.py');
 
@@ -187,18 +187,10 @@ describe.each(['accounts', 'open'] as const)('conformance smoke suite (%s mode)'
     if (!existsSync(SMOKE)) throw new Error(`smoke suite not found at ${SMOKE}`);
     const kurz = await startKurz(['--mode', mode], { cwd: tempDir() });
     try {
-      const proc = Bun.spawn(['python3', SMOKE, kurz.url, mode], {
-        stdout: 'pipe',
-        stderr: 'pipe',
-      });
-      const [out, err, code] = await Promise.all([
-        new Response(proc.stdout).text(),
-        new Response(proc.stderr).text(),
-        proc.exited,
-      ]);
-      expect(`${out}${err}`).toContain(`smoke-${mode}: `);
-      expect(out).toMatch(new RegExp(`smoke-${mode}: \\d+ passed, 0 failed`));
-      expect(code).toBe(0);
+      const smoke = await run(['python3', SMOKE, kurz.url, mode]);
+      expect(`${smoke.stdout}${smoke.stderr}`).toContain(`smoke-${mode}: `);
+      expect(smoke.stdout).toMatch(new RegExp(`smoke-${mode}: \\d+ passed, 0 failed`));
+      expect(smoke.code).toBe(0);
     } finally {
       await kurz.stop();
     }

@@ -74,14 +74,19 @@ export async function startKurz(args: string[], options: StartOptions = {}): Pro
 }
 
 /** Runs the binary to completion (for --help, bad flags, migrate). */
-export async function runKurz(args: string[], options: StartOptions = {}) {
-  const proc = Bun.spawn([options.binary ?? BINARY, ...args], {
+export function runKurz(args: string[], options: StartOptions = {}) {
+  return run([options.binary ?? BINARY, ...args], {
     cwd: options.cwd ?? tempDir(),
     env: { PATH: process.env.PATH ?? '', ...options.env },
-    stdin: 'ignore',
-    stdout: 'pipe',
-    stderr: 'pipe',
   });
+}
+
+/** Runs a command to completion, collecting its output and exit code. */
+export async function run(
+  command: string[],
+  options: { cwd?: string; env?: Record<string, string> } = {},
+) {
+  const proc = Bun.spawn(command, { ...options, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' });
   const [stdout, stderr, code] = await Promise.all([
     new Response(proc.stdout).text(),
     new Response(proc.stderr).text(),
