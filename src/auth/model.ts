@@ -4,23 +4,17 @@
 import { Type } from '@sinclair/typebox';
 import { t } from 'elysia';
 import {
-  normalizeEmail,
+  checkPassword,
   PASSWORD_MAX_LENGTH,
   PASSWORD_MIN_LENGTH,
+  parseEmail,
   parseRegistration,
   requireCredentials,
 } from '../domain/accounts.ts';
-import { badRequest, Messages } from '../domain/errors.ts';
-import { codePointLength } from '../domain/sources.ts';
 import { bodyError, ruleFormat } from '../http/model.ts';
 
-const email = ruleFormat('kurz-email', (v) => {
-  if (normalizeEmail(v) === undefined) throw badRequest(Messages.emailInvalid);
-});
-const password = ruleFormat('kurz-password', (v) => {
-  const n = codePointLength(v);
-  if (n < PASSWORD_MIN_LENGTH || n > PASSWORD_MAX_LENGTH) throw badRequest(Messages.passwordLength);
-});
+const email = ruleFormat('kurz-email', parseEmail);
+const password = ruleFormat('kurz-password', checkPassword);
 
 const registerError = bodyError(parseRegistration);
 export const RegisterBody = t.Object(

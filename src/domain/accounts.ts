@@ -30,14 +30,24 @@ export function requireCredentials(body: Record<string, unknown>): Credentials {
   return { email, password };
 }
 
-/** Register's checks in order: fields present, e-mail valid, password length. */
-export function parseRegistration(body: Record<string, unknown>): Credentials {
-  const given = requireCredentials(body);
-  const email = normalizeEmail(given.email);
+/** A new account's e-mail, normalised; 400 when it is not one. */
+export function parseEmail(raw: string): string {
+  const email = normalizeEmail(raw);
   if (email === undefined) throw badRequest(Messages.emailInvalid);
-  const length = codePointLength(given.password);
+  return email;
+}
+
+/** A new account's password: 8 to 1024 code points, else 400. */
+export function checkPassword(password: string): string {
+  const length = codePointLength(password);
   if (length < PASSWORD_MIN_LENGTH || length > PASSWORD_MAX_LENGTH) {
     throw badRequest(Messages.passwordLength);
   }
-  return { email, password: given.password };
+  return password;
+}
+
+/** Register's checks in order: fields present, e-mail valid, password length. */
+export function parseRegistration(body: Record<string, unknown>): Credentials {
+  const given = requireCredentials(body);
+  return { email: parseEmail(given.email), password: checkPassword(given.password) };
 }

@@ -9,17 +9,13 @@ import { Messages } from '../domain/errors.ts';
 import { parseSource, SOURCE_MAX_LENGTH } from '../domain/sources.ts';
 import { parseTargetUrl, URL_MAX_LENGTH } from '../domain/urls.ts';
 import { bodyError, ruleFormat } from '../http/model.ts';
-import { MAX_PAGE } from './paging.ts';
+import { parseLimit, parseOffset } from './paging.ts';
 
 const url = ruleFormat('kurz-url', parseTargetUrl);
 const customCode = ruleFormat('kurz-custom-code', parseCustomCode);
 const source = ruleFormat('kurz-source', parseSource);
-const limit = ruleFormat('kurz-limit', (v) => {
-  if (!/^\d{1,4}$/.test(v) || Number(v) < 1 || Number(v) > MAX_PAGE) throw new Error(v);
-});
-const offset = ruleFormat('kurz-offset', (v) => {
-  if (!/^\d{1,15}$/.test(v)) throw new Error(v);
-});
+const limit = ruleFormat('kurz-limit', parseLimit);
+const offset = ruleFormat('kurz-offset', parseOffset);
 
 /** Why a create body is wrong: the domain's checks, in their order. */
 function shortenProblem(body: Record<string, unknown>): void {

@@ -13,26 +13,29 @@ export interface Page {
 export function parsePage(params: URLSearchParams): Page {
   const limit = one(params, 'limit');
   const offset = one(params, 'offset');
-  const page = {
-    limit: limit === undefined ? undefined : whole(limit),
-    offset: offset === undefined ? 0 : whole(offset),
+  return {
+    limit: limit === undefined ? undefined : parseLimit(limit),
+    offset: offset === undefined ? 0 : parseOffset(offset),
   };
-  if (page.limit !== undefined && (page.limit < 1 || page.limit > MAX_PAGE)) {
-    throw badRequest(Messages.pageRule);
-  }
-  return page;
+}
+
+/** A page size: 1 to 1000, in digits. */
+export function parseLimit(value: string): number {
+  const n = /^\d{1,4}$/.test(value) ? Number(value) : 0;
+  if (n < 1 || n > MAX_PAGE) throw badRequest(Messages.pageRule);
+  return n;
+}
+
+/** Links to skip: 0 or more, in digits (at most 15, so the number stays exact). */
+export function parseOffset(value: string): number {
+  if (!/^\d{1,15}$/.test(value)) throw badRequest(Messages.pageRule);
+  return Number(value);
 }
 
 function one(params: URLSearchParams, name: string): string | undefined {
   const values = params.getAll(name);
   if (values.length > 1) throw badRequest(Messages.pageRule);
   return values[0];
-}
-
-function whole(value: string): number {
-  const n = /^\d{1,15}$/.test(value) ? Number(value) : Number.NaN;
-  if (Number.isNaN(n)) throw badRequest(Messages.pageRule);
-  return n;
 }
 
 /** The RFC 8288 Link header for the next page, when more remain after this one. */
