@@ -1,5 +1,6 @@
 // Clicks go through group commit: a redirect's click joins the turn's batch, and the
-// 307 leaves only once that batch (records and counters) is committed.
+// 307 leaves only once that batch of click records is committed (counts are rolled
+// up from them later, see store/sqlite/click-counts.ts).
 
 import { GroupCommit, type GroupCommitOptions } from '../store/group-commit.ts';
 import type { Click, Store } from '../store/store.ts';

@@ -35,6 +35,11 @@ export function createRedirect({ mode, cache, clicks, onError }: RedirectRoutesO
     const link = isCodeShaped(code) ? cache.peek(code) : UNKNOWN;
     if (link === UNKNOWN) return notFound();
     if (link === undefined) return lookUpThenRedirect(code, request);
+    return follow(link, request);
+  }
+
+  /** The 307 to a known link, once its click is committed (HEAD counts nothing). */
+  function follow(link: CachedLink, request: Request): Response | Promise<Response> {
     // Elysia runs GET routes for HEAD as well; HEAD must not count.
     if (request.method === 'HEAD') return link.respond();
     return count(link, request).then(link.respond, clickFailed);
@@ -43,10 +48,7 @@ export function createRedirect({ mode, cache, clicks, onError }: RedirectRoutesO
   async function lookUpThenRedirect(code: string, request: Request): Promise<Response> {
     try {
       const link = await cache.get(code);
-      if (link === undefined) return notFound();
-      if (request.method === 'HEAD') return link.respond();
-      await count(link, request);
-      return link.respond();
+      return link === undefined ? notFound() : follow(link, request);
     } catch (error) {
       return onError(error, request);
     }

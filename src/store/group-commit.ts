@@ -6,7 +6,7 @@
 import { StoreUnavailableError } from '../domain/errors.ts';
 
 export interface GroupCommitOptions {
-  /** Items allowed to wait at once; beyond it add() fails at once with StoreUnavailableError. */
+  /** Items allowed to wait at once; beyond it an item is refused at once with StoreUnavailableError. */
   maxPending: number;
   /** Where a failed commit is reported (its writers get StoreUnavailableError). */
   onError?: (error: unknown) => void;

@@ -165,10 +165,10 @@ function startMaintenance(sqlite: Database, path: string, countsPath: string): M
     });
 }
 
-/** An in-memory database has no second connection: its rollup runs on a timer here. */
+/** An in-memory database has no second connection: its rollup runs on a timer here, as often. */
 function rollUpInProcess(sqlite: Database): Maintenance {
   const rollup = new ClickRollup(sqlite);
-  const timer = setInterval(() => rollup.step(), MAINTENANCE_INTERVAL_MS);
+  const timer = setInterval(() => rollup.step(), MAINTENANCE_INTERVAL_MS * ROLLUP_EVERY_TICKS);
   timer.unref();
   return async () => {
     clearInterval(timer);
