@@ -31,9 +31,32 @@ async function main(argv: string[]): Promise<number> {
       log.info(`kurz: database ${command.config.db} is up to date`);
       return 0;
     }
+    case 'rotate-secret':
+      return rotateSecret(command.config);
     case 'serve':
       return serve(command.config);
   }
+}
+
+const JWT_SECRET_KEY = 'jwt_secret';
+
+/** Replaces the token key kept in the database: every token issued with the old one stops working. */
+async function rotateSecret(config: Config): Promise<number> {
+  const store = openStore(config);
+  try {
+    await store.replaceSetting(JWT_SECRET_KEY, generateSecret());
+  } finally {
+    await store.close();
+  }
+  log.info(
+    `kurz: the token key in ${config.db} was replaced; every token issued before is now invalid and every user must log in again. A running kurz uses the new key once it is restarted or sent SIGHUP.`,
+  );
+  if (config.jwtSecret !== undefined) {
+    log.info(
+      'kurz: note that a key given by --jwt-secret or --jwt-secret-file takes precedence over the stored one.',
+    );
+  }
+  return 0;
 }
 
 function openStore(config: Config): Store {
@@ -47,7 +70,7 @@ function generateSecret(): string {
 
 async function serve(config: Config): Promise<number> {
   const store = openStore(config);
-  const jwtSecret = config.jwtSecret ?? (await store.setting('jwt_secret', generateSecret));
+  const jwtSecret = config.jwtSecret ?? (await store.setting(JWT_SECRET_KEY, generateSecret));
   const writers = createWriters(store, log);
   let baseUrl = config.baseUrl;
   const app = createApp({

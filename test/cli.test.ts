@@ -1,10 +1,13 @@
 import { describe, expect, test } from 'bun:test';
-import { parseCommandLine } from '../src/config/cli.ts';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseCommandLine, parseRate, parseSize } from '../src/config/cli.ts';
 import { ConfigError } from '../src/config/config.ts';
 
 function config(argv: string[], env: Record<string, string> = {}) {
   const command = parseCommandLine(argv, env);
-  if (command.kind !== 'serve' && command.kind !== 'migrate') throw new Error(command.kind);
+  if (command.kind === 'help' || command.kind === 'version') throw new Error(command.kind);
   return command.config;
 }
 
@@ -20,6 +23,20 @@ describe('command line', () => {
       tokenTtlSeconds: 86_400,
       durability: 'normal',
       cacheSize: 50_000,
+      rateLimitsEnabled: true,
+      rateLimits: {
+        login: { count: 30, windowMs: 600_000 },
+        loginEmail: { count: 10, windowMs: 900_000 },
+        register: { count: 10, windowMs: 3_600_000 },
+        create: { count: 120, windowMs: 60_000 },
+        unknownCode: { count: 300, windowMs: 60_000 },
+      },
+      trustedProxies: [],
+      blocklist: undefined,
+      corsOrigins: [],
+      shutdownTimeoutMs: 10_000,
+      maxLinksPerUser: 100_000,
+      minFreeDiskBytes: 64 * 1024 * 1024,
     });
   });
 
@@ -34,6 +51,18 @@ describe('command line', () => {
       KURZ_TOKEN_TTL: '60',
       KURZ_DURABILITY: 'full',
       KURZ_CACHE_SIZE: '500',
+      KURZ_RATE_LIMITS: 'off',
+      KURZ_RATE_LOGIN: '5/min',
+      KURZ_RATE_LOGIN_EMAIL: '3/2h',
+      KURZ_RATE_REGISTER: '1/d',
+      KURZ_RATE_CREATE: '7/30s',
+      KURZ_RATE_UNKNOWN_CODE: '9/min',
+      KURZ_TRUSTED_PROXIES: '10.0.0.0/8, ::1',
+      KURZ_BLOCKLIST: '/etc/kurz/blocklist',
+      KURZ_CORS_ORIGINS: 'https://app.example,http://localhost:5173',
+      KURZ_SHUTDOWN_TIMEOUT: '3',
+      KURZ_MAX_LINKS_PER_USER: '0',
+      KURZ_MIN_FREE_DISK: '1GB',
     };
     expect(config([], env)).toEqual({
       mode: 'open',
@@ -45,6 +74,20 @@ describe('command line', () => {
       tokenTtlSeconds: 60,
       durability: 'full',
       cacheSize: 500,
+      rateLimitsEnabled: false,
+      rateLimits: {
+        login: { count: 5, windowMs: 60_000 },
+        loginEmail: { count: 3, windowMs: 7_200_000 },
+        register: { count: 1, windowMs: 86_400_000 },
+        create: { count: 7, windowMs: 30_000 },
+        unknownCode: { count: 9, windowMs: 60_000 },
+      },
+      trustedProxies: ['10.0.0.0/8', '::1'],
+      blocklist: '/etc/kurz/blocklist',
+      corsOrigins: ['https://app.example', 'http://localhost:5173'],
+      shutdownTimeoutMs: 3000,
+      maxLinksPerUser: 0,
+      minFreeDiskBytes: 1e9,
     });
     expect(config(['--mode', 'accounts', '--port=9000'], env)).toMatchObject({
       mode: 'accounts',
@@ -56,12 +99,37 @@ describe('command line', () => {
     expect(parseCommandLine([], {}).kind).toBe('serve');
     expect(parseCommandLine(['serve', '--port', '1'], {}).kind).toBe('serve');
     expect(parseCommandLine(['migrate'], {}).kind).toBe('migrate');
+    expect(parseCommandLine(['rotate-secret'], {}).kind).toBe('rotate-secret');
     expect(parseCommandLine(['--help'], {}).kind).toBe('help');
     expect(parseCommandLine(['serve', '--version'], {}).kind).toBe('version');
   });
 
   test('a sqlite:// URL is read as a path', () => {
     expect(config(['--db', 'sqlite:///tmp/k.db']).db).toBe('/tmp/k.db');
+  });
+
+  test('--jwt-secret-file reads the key from a file, without its final newline', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kurz-test-'));
+    try {
+      const file = join(dir, 'key');
+      writeFileSync(file, `${'k'.repeat(40)}\n`);
+      expect(config(['--jwt-secret-file', file]).jwtSecret).toBe('k'.repeat(40));
+      expect(config([], { KURZ_JWT_SECRET_FILE: file }).jwtSecret).toBe('k'.repeat(40));
+      // A flag wins over the environment, also across the two ways of giving a key.
+      expect(
+        config(['--jwt-secret-file', file], { KURZ_JWT_SECRET: 'e'.repeat(32) }).jwtSecret,
+      ).toBe('k'.repeat(40));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('sizes and rates read their units', () => {
+    expect(parseSize('0')).toBe(0);
+    expect(parseSize('64MiB')).toBe(64 * 1024 * 1024);
+    expect(parseSize('500mb')).toBe(500e6);
+    expect(parseRate('30/10min')).toEqual({ count: 30, windowMs: 600_000 });
+    expect(parseRate('1/s')).toEqual({ count: 1, windowMs: 1000 });
   });
 
   test('--port 0 is allowed (pick a free port)', () => {
@@ -75,6 +143,48 @@ describe('command line', () => {
     [['--nope'], 'unknown flag --nope (see --help)'],
     [['--cache-size', '0'], '--cache-size must be a number of links from 1 to 10000000 (got "0")'],
     [['--db'], '--db needs a value'],
+    [
+      ['--rate-login', '10'],
+      '--rate-login must be N/WINDOW, e.g. 10/min, 30/10min or 100/h (got "10")',
+    ],
+    [
+      ['--rate-create', '0/min'],
+      '--rate-create must be N/WINDOW, e.g. 10/min, 30/10min or 100/h (got "0/min")',
+    ],
+    [['--rate-limits', 'maybe'], '--rate-limits must be on or off (got "maybe")'],
+    [
+      ['--trusted-proxies', '10.0.0.0/33'],
+      '--trusted-proxies must be addresses or CIDR blocks separated by commas (got "10.0.0.0/33")',
+    ],
+    [
+      ['--trusted-proxies', 'proxy.local'],
+      '--trusted-proxies must be addresses or CIDR blocks separated by commas (got "proxy.local")',
+    ],
+    [
+      ['--cors-origins', 'https://app.example/path'],
+      '--cors-origins must be origins such as https://app.example separated by commas (got "https://app.example/path")',
+    ],
+    [
+      ['--min-free-disk', '5 parsecs'],
+      '--min-free-disk must be a size such as 64MiB or 1GB (got "5 parsecs")',
+    ],
+    [
+      ['--shutdown-timeout', '-1'],
+      '--shutdown-timeout must be a number of seconds from 0 to 3600 (got "-1")',
+    ],
+    [['--jwt-secret', 'short'], '--jwt-secret must be at least 32 characters long'],
+    [
+      ['--jwt-secret', 's'.repeat(32), '--jwt-secret-file', '/x'],
+      '--jwt-secret and --jwt-secret-file cannot both be given',
+    ],
+    [
+      ['--jwt-secret-file', '/nonexistent/kurz-key'],
+      '--jwt-secret-file cannot be read (ENOENT: /nonexistent/kurz-key)',
+    ],
+    [
+      ['frobnicate'],
+      'unknown command "frobnicate" (expected serve, migrate, rotate-secret; see --help)',
+    ],
   ])('%p → %p', (argv, message) => {
     expect(() => parseCommandLine(argv, {})).toThrow(new ConfigError(message));
   });

@@ -1,11 +1,22 @@
 // The command line: `kurz [serve|migrate] [flags]`, each flag with its environment
 // variable. Flags win over the environment; a bad one is reported by name.
 
-import { type Config, ConfigError, DEFAULTS } from './config.ts';
+import { readFileSync } from 'node:fs';
+import { parseTrustedProxies } from '../net/client-address.ts';
+import {
+  type Config,
+  ConfigError,
+  defaultConfig,
+  type RateLimit,
+  type RateLimits,
+} from './config.ts';
+
+/** Commands that read the configuration; `serve` is the default. */
+const COMMANDS = ['serve', 'migrate', 'rotate-secret'] as const;
+type ConfiguredCommand = (typeof COMMANDS)[number];
 
 export type Command =
-  | { kind: 'serve'; config: Config }
-  | { kind: 'migrate'; config: Config }
+  | { kind: ConfiguredCommand; config: Config }
   | { kind: 'help' }
   | { kind: 'version' };
 
@@ -31,6 +42,61 @@ function wholeNumber(value: string, min: number, max: number, what: string): num
     throw `must be ${what} (got "${value}")`;
   }
   return Number(value);
+}
+
+const WINDOWS: Record<string, number> = { s: 1000, min: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `N/WINDOW`: N requests per window, e.g. `10/min`, `30/10min`, `100/h`. */
+export function parseRate(value: string): RateLimit {
+  const match = /^(\d{1,7})\/(\d{0,4})(s|min|h|d)$/.exec(value);
+  const count = Number(match?.[1]);
+  const times = match?.[2] ? Number(match[2]) : 1;
+  if (!match || count < 1 || times < 1) {
+    throw `must be N/WINDOW, e.g. 10/min, 30/10min or 100/h (got "${value}")`;
+  }
+  return { count, windowMs: times * (WINDOWS[match[3] as string] as number) };
+}
+
+const SIZES: Record<string, number> = {
+  '': 1,
+  b: 1,
+  kb: 1e3,
+  mb: 1e6,
+  gb: 1e9,
+  kib: 1024,
+  mib: 1024 ** 2,
+  gib: 1024 ** 3,
+};
+
+/** A byte count: `0`, `500MB`, `64MiB`, `2GB`. */
+export function parseSize(value: string): number {
+  const match = /^(\d{1,6})\s*([a-z]*)$/i.exec(value);
+  const unit = SIZES[(match?.[2] ?? '').toLowerCase()];
+  if (!match || unit === undefined) throw `must be a size such as 64MiB or 1GB (got "${value}")`;
+  return Number(match[1]) * unit;
+}
+
+function list(value: string): string[] {
+  return value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+}
+
+function rateFlag(env: string, key: keyof RateLimits): FlagSpec {
+  return {
+    env,
+    parse: (v, c) => {
+      c.rateLimits[key] = parseRate(v);
+    },
+  };
+}
+
+function checkSecret(secret: string): string {
+  if (secret.length < JWT_SECRET_MIN_LENGTH) {
+    throw `must be at least ${JWT_SECRET_MIN_LENGTH} characters long`;
+  }
+  return secret;
 }
 
 const FLAGS: Record<string, FlagSpec> = {
@@ -74,10 +140,20 @@ const FLAGS: Record<string, FlagSpec> = {
   '--jwt-secret': {
     env: 'KURZ_JWT_SECRET',
     parse: (v, c) => {
-      if (v.length < JWT_SECRET_MIN_LENGTH) {
-        throw `must be at least ${JWT_SECRET_MIN_LENGTH} characters long`;
+      c.jwtSecret = checkSecret(v);
+    },
+  },
+  '--jwt-secret-file': {
+    env: 'KURZ_JWT_SECRET_FILE',
+    parse: (v, c) => {
+      let text: string;
+      try {
+        text = readFileSync(v, 'utf8');
+      } catch (error) {
+        throw `cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}: ${v})`;
       }
-      c.jwtSecret = v;
+      // A trailing newline is how editors and `echo` end a file, not part of the key.
+      c.jwtSecret = checkSecret(text.replace(/\r?\n$/, ''));
     },
   },
   '--token-ttl': {
@@ -96,6 +172,59 @@ const FLAGS: Record<string, FlagSpec> = {
     env: 'KURZ_DURABILITY',
     parse: (v, c) => oneOf(['normal', 'full'] as const, (d) => (c.durability = d))(v),
   },
+  '--rate-limits': {
+    env: 'KURZ_RATE_LIMITS',
+    parse: (v, c) => oneOf(['on', 'off'] as const, (o) => (c.rateLimitsEnabled = o === 'on'))(v),
+  },
+  '--rate-login': rateFlag('KURZ_RATE_LOGIN', 'login'),
+  '--rate-login-email': rateFlag('KURZ_RATE_LOGIN_EMAIL', 'loginEmail'),
+  '--rate-register': rateFlag('KURZ_RATE_REGISTER', 'register'),
+  '--rate-create': rateFlag('KURZ_RATE_CREATE', 'create'),
+  '--rate-unknown-code': rateFlag('KURZ_RATE_UNKNOWN_CODE', 'unknownCode'),
+  '--trusted-proxies': {
+    env: 'KURZ_TRUSTED_PROXIES',
+    parse: (v, c) => {
+      c.trustedProxies = list(v);
+      parseTrustedProxies(c.trustedProxies);
+    },
+  },
+  '--blocklist': {
+    env: 'KURZ_BLOCKLIST',
+    parse: (v, c) => {
+      if (v === '') throw 'must be a file path';
+      c.blocklist = v;
+    },
+  },
+  '--cors-origins': {
+    env: 'KURZ_CORS_ORIGINS',
+    parse: (v, c) => {
+      c.corsOrigins = list(v).map((origin) => {
+        const url = URL.parse(origin);
+        if (!url || !/^https?:$/.test(url.protocol) || url.origin !== origin.replace(/\/$/, '')) {
+          throw `must be origins such as https://app.example separated by commas (got "${origin}")`;
+        }
+        return url.origin;
+      });
+    },
+  },
+  '--shutdown-timeout': {
+    env: 'KURZ_SHUTDOWN_TIMEOUT',
+    parse: (v, c) => {
+      c.shutdownTimeoutMs = 1000 * wholeNumber(v, 0, 3600, 'a number of seconds from 0 to 3600');
+    },
+  },
+  '--max-links-per-user': {
+    env: 'KURZ_MAX_LINKS_PER_USER',
+    parse: (v, c) => {
+      c.maxLinksPerUser = wholeNumber(v, 0, 1e12, 'a number of links (0 for no limit)');
+    },
+  },
+  '--min-free-disk': {
+    env: 'KURZ_MIN_FREE_DISK',
+    parse: (v, c) => {
+      c.minFreeDiskBytes = parseSize(v);
+    },
+  },
 };
 
 export const USAGE = `kurz — a self-hosted link shortener
@@ -103,6 +232,8 @@ export const USAGE = `kurz — a self-hosted link shortener
 Usage:
   kurz [serve] [flags]    start the service (the default command)
   kurz migrate [flags]    apply database migrations and exit
+  kurz rotate-secret [--db PATH]
+                          replace the token key kept in the database (every token becomes invalid)
   kurz --help | --version
 
 Flags (each also read from the environment variable shown):
@@ -112,9 +243,26 @@ Flags (each also read from the environment variable shown):
   --db PATH                 DATABASE_URL     SQLite file, created with its folder (default ./data/kurz.db)
   --base-url URL            KURZ_BASE_URL    public address of short links (default http://localhost:PORT)
   --jwt-secret S            KURZ_JWT_SECRET  token signing key, 32+ characters (default: generated once, kept in the database)
+  --jwt-secret-file PATH    KURZ_JWT_SECRET_FILE  read the token signing key from a file (keeps it out of ps)
   --token-ttl SECONDS       KURZ_TOKEN_TTL   token lifetime (default 86400)
   --durability normal|full  KURZ_DURABILITY  survive process crashes, or power loss too (default normal)
   --cache-size N            KURZ_CACHE_SIZE  links the redirect keeps in memory (default 50000, ~800 bytes each)
+
+Abuse limits (N/WINDOW, WINDOW one of s, min, h, d, optionally with a number: 30/10min):
+  --rate-limits on|off      KURZ_RATE_LIMITS        every rate limit below on or off (default on)
+  --rate-login R            KURZ_RATE_LOGIN         login attempts per client address (default 30/10min)
+  --rate-login-email R      KURZ_RATE_LOGIN_EMAIL   failed logins per e-mail, from any address (default 10/15min)
+  --rate-register R         KURZ_RATE_REGISTER      registrations per client address (default 10/h)
+  --rate-create R           KURZ_RATE_CREATE        links created per user, or per address in open mode (default 120/min)
+  --rate-unknown-code R     KURZ_RATE_UNKNOWN_CODE  requests for unknown codes per client address (default 300/min)
+  --max-links-per-user N    KURZ_MAX_LINKS_PER_USER links one account may own; 0 = no limit (default 100000)
+  --min-free-disk SIZE      KURZ_MIN_FREE_DISK      free space the database's disk keeps; below it writes answer 503 (default 64MiB)
+
+Network and browsers:
+  --trusted-proxies LIST    KURZ_TRUSTED_PROXIES    addresses/CIDRs of reverse proxies whose X-Forwarded-For/Forwarded is believed (default none)
+  --cors-origins LIST       KURZ_CORS_ORIGINS       origins whose pages may call the API, e.g. https://app.example (default none)
+  --blocklist FILE          KURZ_BLOCKLIST          target domains refused (one a line, with subdomains); reloaded on SIGHUP
+  --shutdown-timeout SECS   KURZ_SHUTDOWN_TIMEOUT   how long shutdown waits for open requests (default 10)
 `;
 
 /** Reads argv (without the executable) and the environment; throws ConfigError on bad input. */
@@ -126,20 +274,24 @@ export function parseCommandLine(
   if (args.includes('--help') || args.includes('-h')) return { kind: 'help' };
   if (args.includes('--version') || args.includes('-v')) return { kind: 'version' };
 
-  let kind: 'serve' | 'migrate' = 'serve';
+  let kind: ConfiguredCommand = 'serve';
   if (args[0] !== undefined && !args[0].startsWith('-')) {
     const word = args.shift() as string;
-    if (word !== 'serve' && word !== 'migrate') {
-      throw new ConfigError(`unknown command "${word}" (expected serve or migrate; see --help)`);
+    if (!(COMMANDS as readonly string[]).includes(word)) {
+      throw new ConfigError(
+        `unknown command "${word}" (expected ${COMMANDS.join(', ')}; see --help)`,
+      );
     }
-    kind = word;
+    kind = word as ConfiguredCommand;
   }
 
-  const config: Config = { ...DEFAULTS, baseUrl: undefined, jwtSecret: undefined };
+  // The environment first, then flags over it: the last value given for a flag wins.
+  const given = new Map<string, { label: string; value: string }>();
   for (const [flag, spec] of Object.entries(FLAGS)) {
     const value = env[spec.env];
-    if (value !== undefined && value !== '')
-      apply(flag, `${flag} (from ${spec.env})`, value, config);
+    if (value !== undefined && value !== '') {
+      given.set(flag, { label: `${flag} (from ${spec.env})`, value });
+    }
   }
   while (args.length > 0) {
     const arg = args.shift() as string;
@@ -148,8 +300,19 @@ export function parseCommandLine(
     if (!(flag in FLAGS)) throw new ConfigError(`unknown flag ${flag} (see --help)`);
     const value = eq === -1 ? args.shift() : arg.slice(eq + 1);
     if (value === undefined) throw new ConfigError(`${flag} needs a value`);
-    apply(flag, flag, value, config);
+    given.set(flag, { label: flag, value });
   }
+  // Two ways to give one key: a flag beats the environment; two of a kind conflict.
+  const key = given.get('--jwt-secret');
+  const keyFile = given.get('--jwt-secret-file');
+  if (key !== undefined && keyFile !== undefined) {
+    const fromEnv = (g: { label: string }) => g.label.includes('(from ');
+    if (fromEnv(key) && !fromEnv(keyFile)) given.delete('--jwt-secret');
+    else if (fromEnv(keyFile) && !fromEnv(key)) given.delete('--jwt-secret-file');
+    else throw new ConfigError('--jwt-secret and --jwt-secret-file cannot both be given');
+  }
+  const config = defaultConfig();
+  for (const [flag, { label, value }] of given) apply(flag, label, value, config);
   return { kind, config };
 }
 

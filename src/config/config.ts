@@ -4,6 +4,26 @@
 export type Mode = 'accounts' | 'open';
 export type Durability = 'normal' | 'full';
 
+/** At most `count` requests per `windowMs`, refilled evenly (a token bucket of `count`). */
+export interface RateLimit {
+  count: number;
+  windowMs: number;
+}
+
+/** The abuse limits, each kept in memory per key (a client address, an e-mail or a user). */
+export interface RateLimits {
+  /** Login attempts per client address. */
+  login: RateLimit;
+  /** Failed logins per e-mail, from any address (stops a slow, distributed guesser). */
+  loginEmail: RateLimit;
+  /** Registrations per client address. */
+  register: RateLimit;
+  /** Creates per user (accounts mode) or per client address (open mode). */
+  create: RateLimit;
+  /** Requests for codes that have no link, per client address. */
+  unknownCode: RateLimit;
+}
+
 export interface Config {
   mode: Mode;
   host: string;
@@ -12,13 +32,38 @@ export interface Config {
   db: string;
   /** Public address for short links; undefined means http://localhost:PORT once bound. */
   baseUrl: string | undefined;
-  /** HMAC key for tokens; undefined means generated once and kept in the database. */
+  /** HMAC key for tokens (from --jwt-secret or --jwt-secret-file); undefined means kept in the database. */
   jwtSecret: string | undefined;
   tokenTtlSeconds: number;
   durability: Durability;
   /** Links the redirect keeps in memory (least recently used go first). */
   cacheSize: number;
+  /** false turns every rate limit off (benchmarks, closed networks). */
+  rateLimitsEnabled: boolean;
+  rateLimits: RateLimits;
+  /** Addresses and CIDR blocks of reverse proxies whose forwarding headers are believed. */
+  trustedProxies: string[];
+  /** A file of blocked target domains, one a line; undefined means none. */
+  blocklist: string | undefined;
+  /** Origins (scheme://host[:port]) whose browsers may call the API cross-site. */
+  corsOrigins: string[];
+  /** How long shutdown waits for open requests before closing their connections. */
+  shutdownTimeoutMs: number;
+  /** Links one user may own (accounts mode); 0 means no limit. */
+  maxLinksPerUser: number;
+  /** Free bytes the database's file system must keep; below it writes answer 503. */
+  minFreeDiskBytes: number;
 }
+
+const MINUTE = 60_000;
+
+export const DEFAULT_RATE_LIMITS: RateLimits = {
+  login: { count: 30, windowMs: 10 * MINUTE },
+  loginEmail: { count: 10, windowMs: 15 * MINUTE },
+  register: { count: 10, windowMs: 60 * MINUTE },
+  create: { count: 120, windowMs: MINUTE },
+  unknownCode: { count: 300, windowMs: MINUTE },
+};
 
 export const DEFAULTS = {
   mode: 'accounts',
@@ -28,7 +73,24 @@ export const DEFAULTS = {
   tokenTtlSeconds: 86_400,
   durability: 'normal',
   cacheSize: 50_000,
+  rateLimitsEnabled: true,
+  shutdownTimeoutMs: 10_000,
+  maxLinksPerUser: 100_000,
+  minFreeDiskBytes: 64 * 1024 * 1024,
 } as const satisfies Partial<Config>;
+
+/** A fresh, complete configuration with every default (lists and limits are new copies). */
+export function defaultConfig(): Config {
+  return {
+    ...DEFAULTS,
+    baseUrl: undefined,
+    jwtSecret: undefined,
+    rateLimits: structuredClone(DEFAULT_RATE_LIMITS),
+    trustedProxies: [],
+    blocklist: undefined,
+    corsOrigins: [],
+  };
+}
 
 /** A flag or environment value that cannot be used; the message names it. */
 export class ConfigError extends Error {

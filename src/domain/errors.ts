@@ -22,6 +22,12 @@ export const Messages = {
   notFound: 'Not found',
   internal: 'Internal server error',
   databaseUnavailable: 'Database unavailable',
+  urlSelf: 'URL must not point to this service',
+  urlBlocked: 'URL is blocked',
+  crossOrigin: 'Cross-origin request refused',
+  tooManyRequests: 'Too many requests',
+  linkLimit: 'Link limit reached',
+  requestTimeout: 'Request timeout',
 } as const;
 
 export type Message = (typeof Messages)[keyof typeof Messages];
@@ -29,8 +35,10 @@ export type Message = (typeof Messages)[keyof typeof Messages];
 /** A failure the client caused or must be told about; never carries internals. */
 export class ApiError extends Error {
   constructor(
-    readonly status: 400 | 401 | 404 | 413 | 503,
+    readonly status: 400 | 401 | 403 | 404 | 408 | 413 | 429 | 503,
     override readonly message: Message,
+    /** Headers the answer must carry, such as Retry-After or WWW-Authenticate. */
+    readonly headers?: Record<string, string>,
   ) {
     super(message);
     this.name = 'ApiError';
@@ -38,8 +46,12 @@ export class ApiError extends Error {
 }
 
 export const badRequest = (message: Message) => new ApiError(400, message);
-export const unauthorized = () => new ApiError(401, Messages.unauthorized);
+export const unauthorized = () =>
+  new ApiError(401, Messages.unauthorized, { 'www-authenticate': 'Bearer' });
 export const notFound = () => new ApiError(404, Messages.notFound);
+/** 429 with the whole seconds until the next request may pass. */
+export const tooManyRequests = (retryAfterSeconds: number) =>
+  new ApiError(429, Messages.tooManyRequests, { 'retry-after': String(retryAfterSeconds) });
 
 /** Thrown by a store when the database cannot be reached or written; answered with 503. */
 export class StoreUnavailableError extends Error {

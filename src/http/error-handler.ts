@@ -28,7 +28,7 @@ export function errorToResponse(
     code === 'PARSE' && thrown instanceof Error && thrown.cause instanceof ApiError
       ? thrown.cause
       : thrown;
-  if (error instanceof ApiError) return errorResponse(error.status, error.message);
+  if (error instanceof ApiError) return errorResponse(error.status, error.message, error.headers);
   if (error instanceof StoreUnavailableError) {
     log.error(`database unavailable: ${describe(error.cause)}`);
     return errorResponse(503, Messages.databaseUnavailable);

@@ -78,6 +78,8 @@ export interface Store {
 
   /** The value of a server setting, creating it with `make()` when absent (first writer wins). */
   setting(key: string, make: () => string): Promise<string>;
+  /** Stores a setting's value, replacing any before it. */
+  replaceSetting(key: string, value: string): Promise<void>;
   /** Resolves when the database answers a trivial query; throws otherwise. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -320,6 +320,12 @@ export class SqliteStore implements Store {
           .values({ key: p('key'), value: p('value') })
           .onConflictDoNothing()
           .prepare(),
+      upsertSetting: () =>
+        db
+          .insert(settings)
+          .values({ key: p('key'), value: p('value') })
+          .onConflictDoUpdate({ target: settings.key, set: { value: sql`excluded.value` } })
+          .prepare(),
       settingByKey: () =>
         db
           .select({ value: settings.value })
@@ -400,6 +406,12 @@ export class SqliteStore implements Store {
       const stored = this.q.settingByKey.get({ key });
       if (!stored) throw new Error(`setting ${key} could not be stored`);
       return stored.value;
+    });
+  }
+
+  replaceSetting(key: string, value: string): Promise<void> {
+    return this.guard(() => {
+      this.q.upsertSetting.run({ key, value });
     });
   }
 
