@@ -5,12 +5,15 @@ import { type AnyElysia, Elysia } from 'elysia';
 import { type HashingCost, PasswordHasher } from './auth/passwords.ts';
 import { authRoutes } from './auth/routes.ts';
 import { ClickWriter } from './clicks/click-writer.ts';
-import type { Mode } from './config/config.ts';
+import type { Mode, RateLimits } from './config/config.ts';
+import type { Blocklist } from './domain/targets.ts';
 import { healthRoutes } from './health/routes.ts';
 import { errorHandler, errorToResponse } from './http/error-handler.ts';
 import { LinkWriter } from './links/link-writer.ts';
 import { linkRoutes } from './links/routes.ts';
 import { consoleLogger, type Logger } from './logger.ts';
+import { clientResolver, createAbuseLimits, type PeerOf } from './net/abuse-limits.ts';
+import { parseTrustedProxies } from './net/client-address.ts';
 import { DEFAULT_CACHE, LinkCache, type LinkCacheOptions } from './redirect/link-cache.ts';
 import { createRedirect, nativeRedirectRoute, redirectRoutes } from './redirect/routes.ts';
 import type { Store } from './store/store.ts';
@@ -33,6 +36,14 @@ export interface AppDeps {
   cache?: Partial<LinkCacheOptions>;
   hashing?: HashingCost;
   log?: Logger;
+  /** Abuse limits; absent means none (as with --rate-limits off). */
+  rateLimits?: RateLimits;
+  /** Addresses and CIDR blocks of reverse proxies whose forwarding headers are believed. */
+  trustedProxies?: readonly string[];
+  /** The blocklist in force; a function, since SIGHUP reloads it. */
+  blocklist?: () => Blocklist | undefined;
+  /** The socket peer of a request; the server's by default (tests in-process give their own). */
+  peerAddress?: PeerOf;
 }
 
 /** Writes that may wait for a commit at once, per writer, before more are refused with 503. */
@@ -66,9 +77,19 @@ export function createApp(deps: AppDeps) {
   const writers = deps.writers ?? createWriters(store, log);
   const cache = new LinkCache(store, { ...DEFAULT_CACHE, ...deps.cache });
   const secret = deps.jwtSecret;
+  const limits = createAbuseLimits(deps.rateLimits);
+  const clientOf = clientResolver(parseTrustedProxies(deps.trustedProxies ?? []), deps.peerAddress);
+  const blocklist = deps.blocklist ?? (() => undefined);
 
   const onFault = (error: unknown, request: Request) => errorToResponse(error, request, log);
-  const redirect = createRedirect({ mode, cache, clicks: writers.clicks, onError: onFault });
+  const redirect = createRedirect({
+    mode,
+    cache,
+    clicks: writers.clicks,
+    onError: onFault,
+    limits,
+    clientOf,
+  });
   const app = new Elysia({
     strictPath: true,
     // Served by Bun itself when listening; Elysia's own route below answers app.handle().
@@ -79,7 +100,19 @@ export function createApp(deps: AppDeps) {
     .use(apiDocs(mode, () => finished))
     .use(healthRoutes(store))
     .use(webRoutes({ mode, baseUrl: deps.baseUrl }))
-    .use(linkRoutes({ mode, store, links: writers.links, cache, secret, baseUrl: deps.baseUrl }));
+    .use(
+      linkRoutes({
+        mode,
+        store,
+        links: writers.links,
+        cache,
+        secret,
+        baseUrl: deps.baseUrl,
+        limits,
+        clientOf,
+        blocklist,
+      }),
+    );
   if (mode === 'accounts') {
     app.use(
       authRoutes({
@@ -87,6 +120,8 @@ export function createApp(deps: AppDeps) {
         secret,
         tokenTtlSeconds: deps.tokenTtlSeconds,
         passwords: new PasswordHasher(deps.hashing),
+        limits,
+        clientOf,
       }),
     );
   }

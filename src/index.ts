@@ -1,9 +1,11 @@
 // The kurz executable: read the command line, open the store, serve or migrate, and
 // shut down cleanly on SIGINT/SIGTERM.
 
+import { readFileSync } from 'node:fs';
 import { createApp, createWriters, drainWriters } from './app.ts';
 import { parseCommandLine, USAGE } from './config/cli.ts';
 import { type Config, ConfigError } from './config/config.ts';
+import { type Blocklist, BlocklistError, parseBlocklist } from './domain/targets.ts';
 import { consoleLogger as log } from './logger.ts';
 import { openSqlite } from './store/sqlite/sqlite-store.ts';
 import type { Store } from './store/store.ts';
@@ -68,7 +70,36 @@ function generateSecret(): string {
   return Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url');
 }
 
+/** Reads the --blocklist file; throws ConfigError naming the file and the bad line. */
+function loadBlocklist(path: string): Blocklist {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError(
+      `--blocklist cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}: ${path})`,
+    );
+  }
+  try {
+    return parseBlocklist(text);
+  } catch (error) {
+    if (error instanceof BlocklistError)
+      throw new ConfigError(`--blocklist ${path} ${error.message}`);
+    throw error;
+  }
+}
+
 async function serve(config: Config): Promise<number> {
+  let blocklist: Blocklist | undefined;
+  if (config.blocklist !== undefined) {
+    try {
+      blocklist = loadBlocklist(config.blocklist);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      console.error(`kurz: ${error.message}`);
+      return 2;
+    }
+  }
   const store = openStore(config);
   const jwtSecret = config.jwtSecret ?? (await store.setting(JWT_SECRET_KEY, generateSecret));
   const writers = createWriters(store, log);
@@ -81,6 +112,9 @@ async function serve(config: Config): Promise<number> {
     tokenTtlSeconds: config.tokenTtlSeconds,
     writers,
     cache: { size: config.cacheSize },
+    rateLimits: config.rateLimitsEnabled ? config.rateLimits : undefined,
+    trustedProxies: config.trustedProxies,
+    blocklist: () => blocklist,
   });
   app.listen({
     hostname: config.host,
@@ -97,6 +131,21 @@ async function serve(config: Config): Promise<number> {
   const address = `http://${config.host}:${server.port}`;
   baseUrl ??= `http://localhost:${server.port}`;
   log.info(`kurz listening on ${address} (mode: ${config.mode}, db: ${config.db})`);
+  if (blocklist !== undefined) {
+    log.info(`kurz: blocklist ${config.blocklist} has ${blocklist.domains.size} domains`);
+  }
+  // SIGHUP re-reads the blocklist without a restart; a bad file keeps the list in force.
+  process.on('SIGHUP', () => {
+    if (config.blocklist === undefined) return;
+    try {
+      blocklist = loadBlocklist(config.blocklist);
+      log.info(`kurz: blocklist reloaded, ${blocklist.domains.size} domains`);
+    } catch (error) {
+      log.error(
+        `kurz: blocklist not reloaded, the previous one stays: ${(error as Error).message}`,
+      );
+    }
+  });
 
   return new Promise((resolve) => {
     let stopping = false;

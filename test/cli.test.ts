@@ -27,8 +27,8 @@ describe('command line', () => {
       rateLimits: {
         login: { count: 30, windowMs: 600_000 },
         loginEmail: { count: 10, windowMs: 900_000 },
-        register: { count: 10, windowMs: 3_600_000 },
-        create: { count: 120, windowMs: 60_000 },
+        register: { count: 30, windowMs: 3_600_000 },
+        create: { count: 1000, windowMs: 3_600_000 },
         unknownCode: { count: 300, windowMs: 60_000 },
       },
       trustedProxies: [],

@@ -5,6 +5,13 @@ import { normalizeEmail, parseRegistration, requireCredentials } from '../domain
 import { ApiError, badRequest, Messages } from '../domain/errors.ts';
 import { parseJsonBody, requireJsonObject } from '../http/body.ts';
 import { errorResponses } from '../http/model.ts';
+import {
+  type AbuseLimits,
+  type ClientOf,
+  clientKey,
+  perClient,
+  perClientLeft,
+} from '../net/abuse-limits.ts';
 import type { Store, User } from '../store/store.ts';
 import { LoginBody, RegisterBody, Session } from './model.ts';
 import type { PasswordHasher } from './passwords.ts';
@@ -15,9 +22,13 @@ export interface AuthRoutesOptions {
   secret: string;
   tokenTtlSeconds: number;
   passwords: PasswordHasher;
+  /** Rate limits; undefined when off. */
+  limits: AbuseLimits | undefined;
+  clientOf: ClientOf;
 }
 
-export function authRoutes({ store, secret, tokenTtlSeconds, passwords }: AuthRoutesOptions) {
+export function authRoutes(options: AuthRoutesOptions) {
+  const { store, secret, tokenTtlSeconds, passwords, limits, clientOf } = options;
   return new Elysia({ name: 'kurz/auth-routes' })
     .use(tokenPlugin(secret))
     .resolve(({ jwt }) => ({
@@ -38,7 +49,7 @@ export function authRoutes({ store, secret, tokenTtlSeconds, passwords }: AuthRo
       },
       {
         parse: parseJsonBody,
-        transform: requireJsonObject,
+        transform: [perClient(limits?.register, clientOf), requireJsonObject],
         body: RegisterBody,
         response: { 200: Session, ...errorResponses(400, 413, 503) },
         detail: {
@@ -51,19 +62,32 @@ export function authRoutes({ store, secret, tokenTtlSeconds, passwords }: AuthRo
     )
     .post(
       '/api/auth/login',
-      async ({ body, session }) => {
+      async ({ body, session, request, server }) => {
         const given = requireCredentials(body);
         const email = normalizeEmail(given.email);
+        // Failed logins per e-mail, from any address: a slow guesser spread over many
+        // addresses is stopped too. Checked before the password, so a locked account
+        // says nothing about the password tried.
+        if (email !== undefined) limits?.loginEmail.enforceLeft(email);
         const user = email === undefined ? undefined : await store.findUserByEmail(email);
         const ok = user
           ? await passwords.verify(given.password, user.passwordHash)
           : await passwords.verifyNothing(given.password);
-        if (!user || !ok) throw new ApiError(401, Messages.invalidCredentials);
+        if (!user || !ok) {
+          if (limits !== undefined) {
+            limits.login.take(clientKey(clientOf, request, server));
+            if (email !== undefined) limits.loginEmail.take(email);
+          }
+          throw new ApiError(401, Messages.invalidCredentials);
+        }
+        if (email !== undefined) limits?.loginEmail.reset(email);
         return session(user);
       },
       {
         parse: parseJsonBody,
-        transform: requireJsonObject,
+        // Failed logins are counted; once they are spent the limit answers before
+        // anything of the body is looked at.
+        transform: [perClientLeft(limits?.login, clientOf), requireJsonObject],
         body: LoginBody,
         response: { 200: Session, ...errorResponses(400, 401, 413, 503) },
         detail: {

@@ -250,10 +250,10 @@ Flags (each also read from the environment variable shown):
 
 Abuse limits (N/WINDOW, WINDOW one of s, min, h, d, optionally with a number: 30/10min):
   --rate-limits on|off      KURZ_RATE_LIMITS        every rate limit below on or off (default on)
-  --rate-login R            KURZ_RATE_LOGIN         login attempts per client address (default 30/10min)
+  --rate-login R            KURZ_RATE_LOGIN         failed logins per client address (default 30/10min)
   --rate-login-email R      KURZ_RATE_LOGIN_EMAIL   failed logins per e-mail, from any address (default 10/15min)
-  --rate-register R         KURZ_RATE_REGISTER      registrations per client address (default 10/h)
-  --rate-create R           KURZ_RATE_CREATE        links created per user, or per address in open mode (default 120/min)
+  --rate-register R         KURZ_RATE_REGISTER      registrations per client address (default 30/h)
+  --rate-create R           KURZ_RATE_CREATE        links created per user, or per address in open mode (default 1000/h)
   --rate-unknown-code R     KURZ_RATE_UNKNOWN_CODE  requests for unknown codes per client address (default 300/min)
   --max-links-per-user N    KURZ_MAX_LINKS_PER_USER links one account may own; 0 = no limit (default 100000)
   --min-free-disk SIZE      KURZ_MIN_FREE_DISK      free space the database's disk keeps; below it writes answer 503 (default 64MiB)

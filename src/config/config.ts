@@ -12,7 +12,7 @@ export interface RateLimit {
 
 /** The abuse limits, each kept in memory per key (a client address, an e-mail or a user). */
 export interface RateLimits {
-  /** Login attempts per client address. */
+  /** Failed logins per client address. */
   login: RateLimit;
   /** Failed logins per e-mail, from any address (stops a slow, distributed guesser). */
   loginEmail: RateLimit;
@@ -60,8 +60,8 @@ const MINUTE = 60_000;
 export const DEFAULT_RATE_LIMITS: RateLimits = {
   login: { count: 30, windowMs: 10 * MINUTE },
   loginEmail: { count: 10, windowMs: 15 * MINUTE },
-  register: { count: 10, windowMs: 60 * MINUTE },
-  create: { count: 120, windowMs: MINUTE },
+  register: { count: 30, windowMs: 60 * MINUTE },
+  create: { count: 1000, windowMs: 60 * MINUTE },
   unknownCode: { count: 300, windowMs: MINUTE },
 };
 

@@ -6,10 +6,17 @@ import type { Mode } from '../config/config.ts';
 import { generateCode, isCodeShaped, parseCustomCode } from '../domain/codes.ts';
 import { badRequest, Messages, notFound } from '../domain/errors.ts';
 import { parseSource } from '../domain/sources.ts';
+import { type Blocklist, checkTarget } from '../domain/targets.ts';
 import { parseTargetUrl } from '../domain/urls.ts';
 import { parseJsonBody, requireJsonObject } from '../http/body.ts';
 import { errorResponses } from '../http/model.ts';
 import { jsonResponse } from '../http/responses.ts';
+import {
+  type AbuseLimits,
+  type ClientOf,
+  clientKey,
+  type PeerSource,
+} from '../net/abuse-limits.ts';
 import type { LinkCache } from '../redirect/link-cache.ts';
 import type { NewLink, Store, Link as StoredLink } from '../store/store.ts';
 import { linkToJson } from './link-json.ts';
@@ -29,10 +36,48 @@ export interface LinkRoutesOptions {
   secret: string;
   /** The public address of short links, encoded in QR codes. */
   baseUrl: () => string;
+  /** Rate limits; undefined when off. */
+  limits: AbuseLimits | undefined;
+  clientOf: ClientOf;
+  /** The blocklist in force, read on every create so that a reload applies at once. */
+  blocklist: () => Blocklist | undefined;
 }
 
-export function linkRoutes({ mode, store, links, cache, secret, baseUrl }: LinkRoutesOptions) {
+export function linkRoutes(options: LinkRoutesOptions) {
+  const { mode, store, links, cache, secret, baseUrl, limits, clientOf, blocklist } = options;
   const toJson = linkToJson(mode);
+
+  /** Creates per user in accounts mode, per client address in open mode; before the body is read. */
+  const createLimit = ({
+    owner,
+    request,
+    server,
+  }: {
+    owner: number | null;
+    request: Request;
+    server: PeerSource | null;
+  }) => {
+    if (limits === undefined) return;
+    limits.create.enforce(owner !== null ? `user:${owner}` : clientKey(clientOf, request, server));
+  };
+
+  /**
+   * The target rules that need the running service (its own host, the blocklist), as
+   * part of the `url` checks: before custom_code and source are looked at. A url that
+   * breaks the plain rules is left to validation, which names that rule.
+   */
+  const targetRules = ({ body, request }: { body: unknown; request: Request }) => {
+    const url = (body as { url?: unknown }).url;
+    let target: string;
+    try {
+      target = parseTargetUrl(url);
+    } catch {
+      return;
+    }
+    // The request's URL carries the Host it was sent to (Bun builds it from the header).
+    const requestHost = URL.parse(request.url)?.host;
+    checkTarget(target, { baseUrl: baseUrl(), requestHost }, blocklist());
+  };
 
   async function create(fields: Omit<NewLink, 'shortCode'>, custom: string | undefined) {
     if (custom !== undefined) {
@@ -97,7 +142,7 @@ export function linkRoutes({ mode, store, links, cache, secret, baseUrl }: LinkR
       },
       {
         parse: parseJsonBody,
-        transform: requireJsonObject,
+        transform: [createLimit, requireJsonObject, targetRules],
         body: ShortenBody,
         response: { 201: Link, ...errorResponses(400, ...authErrors, 413, 503) },
         detail: {

@@ -7,10 +7,16 @@ import { Elysia, t } from 'elysia';
 import type { ClickWriter } from '../clicks/click-writer.ts';
 import type { Mode } from '../config/config.ts';
 import { isCodeShaped } from '../domain/codes.ts';
-import { Messages } from '../domain/errors.ts';
+import { Messages, tooManyRequests } from '../domain/errors.ts';
 import { CLICK_HEADER_MAX_LENGTH, cut, SOURCE_MAX_LENGTH } from '../domain/sources.ts';
 import { ErrorBody } from '../http/model.ts';
 import { errorResponse } from '../http/responses.ts';
+import {
+  type AbuseLimits,
+  type ClientOf,
+  clientKey,
+  type PeerSource,
+} from '../net/abuse-limits.ts';
 import { type CachedLink, type LinkCache, UNKNOWN } from './link-cache.ts';
 
 export interface RedirectRoutesOptions {
@@ -19,23 +25,48 @@ export interface RedirectRoutesOptions {
   clicks: ClickWriter;
   /** The answer to a fault (a 503 when the database is unavailable, else a 500). */
   onError: (error: unknown, request: Request) => Response;
+  /** Rate limits (only unknown codes are limited here); undefined when off. */
+  limits?: AbuseLimits;
+  clientOf: ClientOf;
 }
 
 /** Answers every request itself: its Promise never rejects. */
-export type Redirect = (code: string, request: Request) => Response | Promise<Response>;
+export type Redirect = (
+  code: string,
+  request: Request,
+  server: PeerSource | null,
+) => Response | Promise<Response>;
 
-export function createRedirect({ mode, cache, clicks, onError }: RedirectRoutesOptions): Redirect {
+export function createRedirect(options: RedirectRoutesOptions): Redirect {
+  const { mode, cache, clicks, onError, clientOf } = options;
+  const unknownCodes = options.limits?.unknownCode;
   const trackQuerySource = mode === 'accounts';
   // A click the writer could not commit: it rejects only with StoreUnavailableError (and
   // has logged the batch's failure), so this needs no request and is made once.
   const clickFailed = () => errorResponse(503, Messages.databaseUnavailable);
 
   /** Synchronous on a cache hit; a Promise only when a click must commit or the store be asked. */
-  function redirect(code: string, request: Request): Response | Promise<Response> {
+  function redirect(
+    code: string,
+    request: Request,
+    server: PeerSource | null,
+  ): Response | Promise<Response> {
     const link = isCodeShaped(code) ? cache.peek(code) : UNKNOWN;
-    if (link === UNKNOWN) return notFound();
-    if (link === undefined) return lookUpThenRedirect(code, request);
+    if (link === UNKNOWN) return unknown(request, server);
+    if (link === undefined) return lookUpThenRedirect(code, request, server);
     return follow(link, request);
+  }
+
+  /**
+   * 404 for a code with no link, or 429 once the client has asked for too many: code
+   * guessing is limited, while a known code never meets the limiter.
+   */
+  function unknown(request: Request, server: PeerSource | null): Response {
+    if (unknownCodes !== undefined) {
+      const wait = unknownCodes.take(clientKey(clientOf, request, server));
+      if (wait > 0) return onError(tooManyRequests(wait), request);
+    }
+    return notFound();
   }
 
   /** The 307 to a known link, once its click is committed (HEAD counts nothing). */
@@ -45,10 +76,14 @@ export function createRedirect({ mode, cache, clicks, onError }: RedirectRoutesO
     return count(link, request).then(link.respond, clickFailed);
   }
 
-  async function lookUpThenRedirect(code: string, request: Request): Promise<Response> {
+  async function lookUpThenRedirect(
+    code: string,
+    request: Request,
+    server: PeerSource | null,
+  ): Promise<Response> {
     try {
       const link = await cache.get(code);
-      return link === undefined ? notFound() : follow(link, request);
+      return link === undefined ? unknown(request, server) : follow(link, request);
     } catch (error) {
       return onError(error, request);
     }
@@ -74,7 +109,7 @@ export function createRedirect({ mode, cache, clicks, onError }: RedirectRoutesO
 export function redirectRoutes(redirect: Redirect, mode: Mode) {
   return new Elysia({ name: 'kurz/redirect' }).get(
     '/:code',
-    ({ params, request }) => redirect(params.code, request),
+    ({ params, request, server }) => redirect(params.code, request, server),
     {
       params: t.Object({ code: t.String({ description: 'The short code (case-sensitive).' }) }),
       // Documentation only: the redirect reads ?source= itself (accounts mode).
@@ -116,9 +151,12 @@ export function nativeRedirectRoute(
   // redirect() answers the faults of its promise itself, so nothing here wraps it (a
   // .catch would cost a promise and a closure per redirect); a synchronous throw would
   // be a bug, still answered as one.
-  const handle = (request: Bun.BunRequest): Response | Promise<Response> => {
+  const handle = (
+    request: Bun.BunRequest,
+    server: Bun.Server<unknown>,
+  ): Response | Promise<Response> => {
     try {
-      return redirect(request.params.code as string, request);
+      return redirect(request.params.code as string, request, server);
     } catch (error) {
       return onError(error, request);
     }

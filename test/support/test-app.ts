@@ -2,7 +2,8 @@
 // request helpers. `const app = await TestApp.init('accounts'); const ann = await app.user();`
 
 import { createApp, type Writers } from '../../src/app.ts';
-import type { Mode } from '../../src/config/config.ts';
+import type { Mode, RateLimits } from '../../src/config/config.ts';
+import type { Blocklist } from '../../src/domain/targets.ts';
 import type { Logger } from '../../src/logger.ts';
 import { openSqlite, type SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../../src/store/store.ts';
@@ -31,7 +32,17 @@ export interface AppOptions {
   tokenTtlSeconds?: number;
   secret?: string;
   writers?: Writers;
+  /** Abuse limits; none unless given (the rate-limit tests give them). */
+  rateLimits?: RateLimits;
+  trustedProxies?: string[];
+  blocklist?: () => Blocklist | undefined;
 }
+
+/**
+ * In-process requests have no socket: tests name the peer a request comes from in this
+ * header (it means nothing to the real server).
+ */
+export const PEER_HEADER = 'x-test-peer';
 
 /** Records what the app logs, so tests can read it. */
 export class MemoryLogger implements Logger {
@@ -66,6 +77,10 @@ export class TestApp {
       hashing: CHEAP_HASHING,
       writers: options.writers,
       log,
+      rateLimits: options.rateLimits,
+      trustedProxies: options.trustedProxies,
+      blocklist: options.blocklist,
+      peerAddress: (request) => request.headers.get(PEER_HEADER) ?? '192.0.2.1',
     });
     return new TestApp(mode, store, app, log);
   }
