@@ -2,7 +2,10 @@
 // Bun.serve ceiling; both pinned to CPU 0, wrk pinned to CPU 1 (64 connections,
 // interleaved rounds). Prints numbers and ratios; never part of the test run.
 //
-//   bun run build && bun bench/run.ts [redirect|create|million|startup|all] [--rounds N] [--seconds S]
+//   bun run build && bun bench/run.ts [redirect|create|million|flood|startup|all] [--rounds N] [--seconds S]
+//
+// kurz runs with its default rate limits, except where a section says it turns them off
+// (one address making all the load would otherwise be refused, as it should be).
 
 import { Database } from 'bun:sqlite';
 import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
@@ -23,7 +26,7 @@ const flag = (name: string, fallback: number) => {
 const ROUNDS = flag('--rounds', 5);
 const SECONDS = flag('--seconds', 5);
 const sections = argv.filter((a, i) => !a.startsWith('--') && !argv[i - 1]?.startsWith('--'));
-const KNOWN = ['redirect', 'create', 'million', 'startup', 'all'];
+const KNOWN = ['redirect', 'create', 'million', 'flood', 'startup', 'all'];
 for (const s of sections)
   if (!KNOWN.includes(s)) throw new Error(`unknown section ${s}; use ${KNOWN.join(', ')}`);
 const wanted = (name: string) =>
@@ -65,9 +68,9 @@ async function startServer(command: string[], pattern: RegExp): Promise<Server> 
 
 const KURZ_LINE = /kurz listening on http:\/\/[^:]+:(\d+) /;
 
-function startKurz(db: string, mode = 'open') {
+function startKurz(db: string, mode = 'open', extra: string[] = []) {
   return startServer(
-    [BINARY, 'serve', '--mode', mode, '--port', '0', '--host', '127.0.0.1', '--db', db],
+    [BINARY, 'serve', '--mode', mode, '--port', '0', '--host', '127.0.0.1', '--db', db, ...extra],
     KURZ_LINE,
   );
 }
@@ -184,8 +187,10 @@ async function benchRedirect() {
 }
 
 async function benchCreate() {
-  console.log(`\n# Create in open mode (POST /api/shorten, ${ROUNDS} rounds of ${SECONDS}s)`);
-  const kurz = await startKurz(join(work, 'create.db'));
+  console.log(
+    `\n# Create in open mode (POST /api/shorten, ${ROUNDS} rounds of ${SECONDS}s; --rate-limits off, since one address makes every create)`,
+  );
+  const kurz = await startKurz(join(work, 'create.db'), 'open', ['--rate-limits', 'off']);
   const script = join(work, 'create.lua');
   writeFileSync(
     script,
@@ -337,6 +342,67 @@ async function benchMillion() {
   await one.stop();
 }
 
+/**
+ * Redirect throughput while a password-guessing script floods /api/auth/login from one
+ * address, with rate limits on (the default) and off: with them, the flood is refused
+ * before any argon2 work, so redirects keep their pace.
+ */
+async function benchFlood() {
+  console.log(
+    `\n# Redirects during a login flood (${ROUNDS} rounds of ${SECONDS}s; flood: 16 connections of wrong passwords)`,
+  );
+  const script = join(work, 'login.lua');
+  writeFileSync(
+    script,
+    `wrk.method = "POST"
+wrk.body = '{"email": "victim@example.com", "password": "wrong guess 123"}'
+wrk.headers["Content-Type"] = "application/json"
+`,
+  );
+  for (const [label, extra] of [
+    ['limits on (default)', []],
+    ['limits off', ['--rate-limits', 'off']],
+  ] as const) {
+    const kurz = await startKurz(join(work, `flood-${extra.length}.db`), 'accounts', [...extra]);
+    const token = (await (
+      await fetch(`${kurz.url}/api/auth/register`, {
+        method: 'POST',
+        body: JSON.stringify({ email: 'victim@example.com', password: 'correct horse 42' }),
+      })
+    ).json()) as { token: string };
+    const r = await fetch(`${kurz.url}/api/shorten`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token.token}` },
+      body: JSON.stringify({ url: 'https://example.com/flood', custom_code: 'flood' }),
+    });
+    if (r.status !== 201) throw new Error(`create failed: ${r.status}`);
+    await wrk({ url: `${kurz.url}/flood`, seconds: 2, cpu: LOAD_CPU });
+    const quiet: WrkResult[] = [];
+    const flooded: WrkResult[] = [];
+    let loginAnswers = 0;
+    for (let round = 0; round < ROUNDS; round++) {
+      quiet.push(await wrk({ url: `${kurz.url}/flood`, seconds: SECONDS, cpu: LOAD_CPU }));
+      const flood = wrk({
+        url: `${kurz.url}/api/auth/login`,
+        seconds: SECONDS,
+        cpu: LOAD_CPU,
+        connections: 16,
+        script,
+      });
+      flooded.push(await wrk({ url: `${kurz.url}/flood`, seconds: SECONDS, cpu: LOAD_CPU }));
+      loginAnswers += (await flood).requests;
+    }
+    const q = summarise(`${label}: redirects alone`, quiet);
+    const f = summarise(`${label}: redirects during the flood`, flooded);
+    printRow(q);
+    printRow(f);
+    console.log(
+      `  ${label}: throughput kept ${(f.rps / q.rps).toFixed(3)}; ${fmt(loginAnswers)} login attempts answered`,
+    );
+    await kurz.stop();
+  }
+}
+
 async function benchStartup() {
   const RUNS = 20;
   console.log(`\n# Exec to first answered request (GET /health), median of ${RUNS}`);
@@ -379,4 +445,6 @@ console.log(
 if (wanted('redirect')) await benchRedirect();
 if (wanted('create')) await benchCreate();
 if (wanted('million')) await benchMillion();
+if (wanted('flood')) await benchFlood();
 if (wanted('startup')) await benchStartup();
+require('node:fs').rmSync(work, { recursive: true, force: true });
