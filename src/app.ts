@@ -4,13 +4,14 @@
 import { type AnyElysia, Elysia } from 'elysia';
 import { type HashingCost, PasswordHasher } from './auth/passwords.ts';
 import { authRoutes } from './auth/routes.ts';
+import { TokenKey } from './auth/tokens.ts';
 import { ClickWriter } from './clicks/click-writer.ts';
 import type { Mode } from './config/config.ts';
 import { healthRoutes } from './health/routes.ts';
 import { errorHandler, errorToResponse } from './http/error-handler.ts';
 import { LinkWriter } from './links/link-writer.ts';
 import { linkRoutes } from './links/routes.ts';
-import { consoleLogger, type Logger } from './logger.ts';
+import { consoleLogger, type Logger, throttled } from './logger.ts';
 import { DEFAULT_CACHE, LinkCache, type LinkCacheOptions } from './redirect/link-cache.ts';
 import { createRedirect, nativeRedirectRoute, redirectRoutes } from './redirect/routes.ts';
 import type { Store } from './store/store.ts';
@@ -20,8 +21,8 @@ import { webRoutes } from './web/routes.ts';
 export interface AppDeps {
   mode: Mode;
   store: Store;
-  /** The resolved token key (accounts mode). */
-  jwtSecret: string;
+  /** The resolved token key (accounts mode); a TokenKey when it may be replaced while running. */
+  jwtSecret: string | TokenKey;
   tokenTtlSeconds: number;
   /**
    * The public address of short links, for the web UI and QR codes. A function, since
@@ -33,6 +34,8 @@ export interface AppDeps {
   cache?: Partial<LinkCacheOptions>;
   hashing?: HashingCost;
   log?: Logger;
+  /** Links one user may own (accounts mode); 0 or absent: no limit. */
+  maxLinksPerUser?: number;
 }
 
 /** Writes that may wait for a commit at once, per writer, before more are refused with 503. */
@@ -45,10 +48,14 @@ export interface Writers {
 }
 
 export function createWriters(store: Store, log: Logger): Writers {
-  const options = (what: string) => ({
-    maxPending: MAX_PENDING_WRITES,
-    onError: (e: unknown) => log.error(`${what} batch failed: ${e}`),
-  });
+  const options = (what: string) => {
+    // Every batch fails while the disk is full: one line a second says so.
+    const faults = throttled(log);
+    return {
+      maxPending: MAX_PENDING_WRITES,
+      onError: (e: unknown) => faults.error(`${what} batch failed: ${e}`),
+    };
+  };
   return {
     clicks: new ClickWriter(store, options('click')),
     links: new LinkWriter(store, options('link')),
@@ -65,7 +72,7 @@ export function createApp(deps: AppDeps) {
   const log = deps.log ?? consoleLogger;
   const writers = deps.writers ?? createWriters(store, log);
   const cache = new LinkCache(store, { ...DEFAULT_CACHE, ...deps.cache });
-  const secret = deps.jwtSecret;
+  const secret = typeof deps.jwtSecret === 'string' ? new TokenKey(deps.jwtSecret) : deps.jwtSecret;
 
   const onFault = (error: unknown, request: Request) => errorToResponse(error, request, log);
   const redirect = createRedirect({ mode, cache, clicks: writers.clicks, onError: onFault });
@@ -79,7 +86,17 @@ export function createApp(deps: AppDeps) {
     .use(apiDocs(mode, () => finished))
     .use(healthRoutes(store))
     .use(webRoutes({ mode, baseUrl: deps.baseUrl }))
-    .use(linkRoutes({ mode, store, links: writers.links, cache, secret, baseUrl: deps.baseUrl }));
+    .use(
+      linkRoutes({
+        mode,
+        store,
+        links: writers.links,
+        cache,
+        secret,
+        baseUrl: deps.baseUrl,
+        maxLinksPerUser: deps.maxLinksPerUser,
+      }),
+    );
   if (mode === 'accounts') {
     app.use(
       authRoutes({

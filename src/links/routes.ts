@@ -2,16 +2,23 @@
 
 import { Elysia, t } from 'elysia';
 import { ownerPlugin } from '../auth/owner.ts';
+import type { TokenKey } from '../auth/tokens.ts';
 import type { Mode } from '../config/config.ts';
 import { generateCode, isCodeShaped, parseCustomCode } from '../domain/codes.ts';
-import { badRequest, Messages, notFound } from '../domain/errors.ts';
+import { ApiError, badRequest, Messages, notFound } from '../domain/errors.ts';
 import { parseSource } from '../domain/sources.ts';
 import { parseTargetUrl } from '../domain/urls.ts';
 import { parseJsonBody, requireJsonObject } from '../http/body.ts';
 import { errorResponses } from '../http/model.ts';
 import { jsonResponse } from '../http/responses.ts';
 import type { LinkCache } from '../redirect/link-cache.ts';
-import type { NewLink, Store, Link as StoredLink } from '../store/store.ts';
+import {
+  type CreatedLink,
+  LINK_LIMIT_REACHED,
+  type NewLink,
+  type Store,
+  type Link as StoredLink,
+} from '../store/store.ts';
 import { linkToJson } from './link-json.ts';
 import type { LinkWriter } from './link-writer.ts';
 import { CodeParams, linkSchema, PageQuery, ShortenBody } from './model.ts';
@@ -26,22 +33,34 @@ export interface LinkRoutesOptions {
   store: Store;
   links: LinkWriter;
   cache: LinkCache;
-  secret: string;
+  secret: TokenKey;
   /** The public address of short links, encoded in QR codes. */
   baseUrl: () => string;
+  /** Links one user may own (accounts mode); 0 or absent: no limit. */
+  maxLinksPerUser?: number;
 }
 
-export function linkRoutes({ mode, store, links, cache, secret, baseUrl }: LinkRoutesOptions) {
+export function linkRoutes(options: LinkRoutesOptions) {
+  const { mode, store, links, cache, secret, baseUrl } = options;
   const toJson = linkToJson(mode);
+  // Open mode has no users, so no quota (its creates are rate limited per address).
+  const ownerLimit = mode === 'accounts' ? (options.maxLinksPerUser ?? 0) : 0;
+
+  /** The stored link; a code taken or the owner's quota reached answer the client. */
+  function stored(link: CreatedLink): StoredLink | undefined {
+    if (link === LINK_LIMIT_REACHED) throw new ApiError(403, Messages.linkLimit);
+    return link;
+  }
 
   async function create(fields: Omit<NewLink, 'shortCode'>, custom: string | undefined) {
+    const limited = { ...fields, ownerLimit };
     if (custom !== undefined) {
-      const link = await links.create({ ...fields, shortCode: custom });
+      const link = stored(await links.create({ ...limited, shortCode: custom }));
       if (link === undefined) throw badRequest(Messages.codeTaken);
       return link;
     }
     for (let attempt = 0; attempt < GENERATE_ATTEMPTS; attempt++) {
-      const link = await links.create({ ...fields, shortCode: generateCode() });
+      const link = stored(await links.create({ ...limited, shortCode: generateCode() }));
       if (link !== undefined) return link;
     }
     throw new Error('could not generate a free short code');
@@ -56,6 +75,7 @@ export function linkRoutes({ mode, store, links, cache, secret, baseUrl }: LinkR
   const Link = linkSchema(mode);
   // In accounts mode every link route needs a bearer token.
   const authErrors = mode === 'accounts' ? ([401] as const) : ([] as const);
+  const quotaErrors = mode === 'accounts' ? ([403] as const) : ([] as const);
   const docs = {
     tags: ['links'],
     ...(mode === 'accounts' ? { security: [{ bearer: [] }] } : {}),
@@ -99,11 +119,14 @@ export function linkRoutes({ mode, store, links, cache, secret, baseUrl }: LinkR
         parse: parseJsonBody,
         transform: requireJsonObject,
         body: ShortenBody,
-        response: { 201: Link, ...errorResponses(400, ...authErrors, 413, 503) },
+        response: {
+          201: Link,
+          ...errorResponses(400, ...authErrors, ...quotaErrors, 413, 503),
+        },
         detail: {
           ...docs,
           summary: 'Shorten a URL',
-          description: `Creates a short link${mode === 'accounts' ? ' owned by the caller' : ''}. Checks, in order: body size (413), ${mode === 'accounts' ? 'token (401), ' : ''}a JSON object, \`url\`, \`custom_code\` (\`This code is reserved and cannot be used\` for reserved words), \`source\`, then \`Custom code already taken\`. The 201 is sent once the link is committed.`,
+          description: `Creates a short link${mode === 'accounts' ? ' owned by the caller' : ''}. Checks, in order: body size (413), ${mode === 'accounts' ? 'token (401), ' : ''}a JSON object, \`url\`, \`custom_code\` (\`This code is reserved and cannot be used\` for reserved words), \`source\`, then \`Custom code already taken\`${mode === 'accounts' ? ' and the per-user quota (403 `Link limit reached`)' : ''}. The 201 is sent once the link is committed.`,
         },
       },
     )
