@@ -53,7 +53,10 @@ export function createWriters(store: Store, log: Logger): Writers {
     const faults = throttled(log);
     return {
       maxPending: MAX_PENDING_WRITES,
-      onError: (e: unknown) => faults.error(`${what} batch failed: ${e}`),
+      onError: (e: unknown) =>
+        faults.error(
+          `${what} batch failed: ${e}${e instanceof Error && e.cause ? ` (${e.cause})` : ''}`,
+        ),
     };
   };
   return {

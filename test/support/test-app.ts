@@ -31,6 +31,7 @@ export interface AppOptions {
   tokenTtlSeconds?: number;
   secret?: string;
   writers?: Writers;
+  maxLinksPerUser?: number;
 }
 
 /** Records what the app logs, so tests can read it. */
@@ -65,6 +66,7 @@ export class TestApp {
       baseUrl: () => BASE_URL,
       hashing: CHEAP_HASHING,
       writers: options.writers,
+      maxLinksPerUser: options.maxLinksPerUser,
       log,
     });
     return new TestApp(mode, store, app, log);

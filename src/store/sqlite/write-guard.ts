@@ -10,8 +10,12 @@ import type { Logger } from '../../logger.ts';
 /** How often free space and writability are measured (a syscall or two, off the request path). */
 export const DISK_CHECK_INTERVAL_MS = 500;
 
-/** Why writes are refused; undefined when they are allowed. */
-type Refusal = 'low-space' | 'not-writable' | 'replaced' | undefined;
+/** Why writes are refused (for the log); undefined when they are allowed. */
+type Refusal =
+  | 'free disk space below --min-free-disk'
+  | 'database file not writable'
+  | 'database file removed or replaced'
+  | undefined;
 
 export class WriteGuard {
   private readonly dev: number;
@@ -80,9 +84,9 @@ export class WriteGuard {
   /** Why a write must not happen now; stats the file, so call it once per write batch. */
   refusal(): Refusal {
     this.checkIdentity();
-    if (this.replaced) return 'replaced';
-    if (this.lowSpace) return 'low-space';
-    if (this.notWritable) return 'not-writable';
+    if (this.replaced) return 'database file removed or replaced';
+    if (this.lowSpace) return 'free disk space below --min-free-disk';
+    if (this.notWritable) return 'database file not writable';
     return undefined;
   }
 
