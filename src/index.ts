@@ -103,10 +103,11 @@ async function serve(config: Config): Promise<number> {
   const jwtSecret = new TokenKey(
     config.jwtSecret ?? (await store.setting(JWT_SECRET_KEY, generateSecret)),
   );
-  if (config.jwtSecret === undefined) {
-    // `kurz rotate-secret` replaces the stored key; SIGHUP makes this process use it.
-    process.on('SIGHUP', () => void reloadSecret(store, jwtSecret));
-  }
+  // `kurz rotate-secret` replaces the stored key; SIGHUP makes this process use it.
+  process.on('SIGHUP', () => {
+    if (config.jwtSecret === undefined) void reloadSecret(store, jwtSecret);
+    else log.info('kurz: SIGHUP received; the token key is given by flag or file and stays');
+  });
   const writers = createWriters(store, log);
   let baseUrl = config.baseUrl;
   const app = createApp({

@@ -30,7 +30,10 @@ export function errorToResponse(
       : thrown;
   if (error instanceof ApiError) return errorResponse(error.status, error.message, error.headers);
   if (error instanceof StoreUnavailableError) {
-    unavailableLog(log).error(`database unavailable: ${describe(error.cause)}`);
+    // The cause's message only: a full disk would otherwise print a stack per second.
+    const cause =
+      error.cause instanceof Error ? `${error.cause.name}: ${error.cause.message}` : error.cause;
+    unavailableLog(log).error(`database unavailable: ${cause}`);
     return errorResponse(503, Messages.databaseUnavailable);
   }
   switch (code) {
