@@ -4,6 +4,7 @@
 import { type AnyElysia, Elysia } from 'elysia';
 import { type HashingCost, PasswordHasher } from './auth/passwords.ts';
 import { authRoutes } from './auth/routes.ts';
+import { TokenKey } from './auth/tokens.ts';
 import { ClickWriter } from './clicks/click-writer.ts';
 import type { Mode, RateLimits } from './config/config.ts';
 import type { Blocklist } from './domain/targets.ts';
@@ -11,7 +12,7 @@ import { healthRoutes } from './health/routes.ts';
 import { errorHandler, errorToResponse } from './http/error-handler.ts';
 import { LinkWriter } from './links/link-writer.ts';
 import { linkRoutes } from './links/routes.ts';
-import { consoleLogger, type Logger } from './logger.ts';
+import { consoleLogger, type Logger, throttled } from './logger.ts';
 import { clientResolver, createAbuseLimits, type PeerOf } from './net/abuse-limits.ts';
 import { parseTrustedProxies } from './net/client-address.ts';
 import { DEFAULT_CACHE, LinkCache, type LinkCacheOptions } from './redirect/link-cache.ts';
@@ -23,8 +24,8 @@ import { webRoutes } from './web/routes.ts';
 export interface AppDeps {
   mode: Mode;
   store: Store;
-  /** The resolved token key (accounts mode). */
-  jwtSecret: string;
+  /** The resolved token key (accounts mode); a TokenKey when it may be replaced while running. */
+  jwtSecret: string | TokenKey;
   tokenTtlSeconds: number;
   /**
    * The public address of short links, for the web UI and QR codes. A function, since
@@ -44,6 +45,8 @@ export interface AppDeps {
   blocklist?: () => Blocklist | undefined;
   /** The socket peer of a request; the server's by default (tests in-process give their own). */
   peerAddress?: PeerOf;
+  /** Links one user may own (accounts mode); 0 or absent: no limit. */
+  maxLinksPerUser?: number;
 }
 
 /** Writes that may wait for a commit at once, per writer, before more are refused with 503. */
@@ -56,10 +59,17 @@ export interface Writers {
 }
 
 export function createWriters(store: Store, log: Logger): Writers {
-  const options = (what: string) => ({
-    maxPending: MAX_PENDING_WRITES,
-    onError: (e: unknown) => log.error(`${what} batch failed: ${e}`),
-  });
+  const options = (what: string) => {
+    // Every batch fails while the disk is full: one line a second says so.
+    const faults = throttled(log);
+    return {
+      maxPending: MAX_PENDING_WRITES,
+      onError: (e: unknown) =>
+        faults.error(
+          `${what} batch failed: ${e}${e instanceof Error && e.cause ? ` (${e.cause})` : ''}`,
+        ),
+    };
+  };
   return {
     clicks: new ClickWriter(store, options('click')),
     links: new LinkWriter(store, options('link')),
@@ -76,10 +86,10 @@ export function createApp(deps: AppDeps) {
   const log = deps.log ?? consoleLogger;
   const writers = deps.writers ?? createWriters(store, log);
   const cache = new LinkCache(store, { ...DEFAULT_CACHE, ...deps.cache });
-  const secret = deps.jwtSecret;
   const limits = createAbuseLimits(deps.rateLimits);
   const clientOf = clientResolver(parseTrustedProxies(deps.trustedProxies ?? []), deps.peerAddress);
   const blocklist = deps.blocklist ?? (() => undefined);
+  const secret = typeof deps.jwtSecret === 'string' ? new TokenKey(deps.jwtSecret) : deps.jwtSecret;
 
   const onFault = (error: unknown, request: Request) => errorToResponse(error, request, log);
   const redirect = createRedirect({
@@ -111,6 +121,7 @@ export function createApp(deps: AppDeps) {
         limits,
         clientOf,
         blocklist,
+        maxLinksPerUser: deps.maxLinksPerUser,
       }),
     );
   if (mode === 'accounts') {

@@ -3,6 +3,7 @@
 
 import { readFileSync } from 'node:fs';
 import { createApp, createWriters, drainWriters } from './app.ts';
+import { TokenKey } from './auth/tokens.ts';
 import { parseCommandLine, USAGE } from './config/cli.ts';
 import { type Config, ConfigError } from './config/config.ts';
 import { type Blocklist, BlocklistError, parseBlocklist } from './domain/targets.ts';
@@ -20,6 +21,11 @@ async function main(argv: string[]): Promise<number> {
     console.error(`kurz: ${error.message}`);
     return 2;
   }
+  if (command.kind !== 'help' && command.kind !== 'version') {
+    // Files kurz creates (the database and its side files) are the owner's alone:
+    // they hold password hashes and the token key.
+    process.umask(0o077);
+  }
   switch (command.kind) {
     case 'help':
       process.stdout.write(USAGE);
@@ -29,7 +35,7 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     case 'migrate': {
       const store = openStore(command.config);
-      await store.close();
+      await closeStore(store);
       log.info(`kurz: database ${command.config.db} is up to date`);
       return 0;
     }
@@ -48,21 +54,45 @@ async function rotateSecret(config: Config): Promise<number> {
   try {
     await store.replaceSetting(JWT_SECRET_KEY, generateSecret());
   } finally {
-    await store.close();
+    await closeStore(store);
+  }
+  if (config.jwtSecret !== undefined) {
+    // The stored key is replaced all the same, for the day the flag is dropped.
+    log.info(
+      `kurz: the token key stored in ${config.db} was replaced, but a key given by --jwt-secret or --jwt-secret-file (or their environment variables) takes precedence: a kurz started with it keeps accepting its tokens. To invalidate them, change that key and restart.`,
+    );
+    return 0;
   }
   log.info(
-    `kurz: the token key in ${config.db} was replaced; every token issued before is now invalid and every user must log in again. A running kurz uses the new key once it is restarted or sent SIGHUP.`,
+    `kurz: the token key in ${config.db} was replaced; every token issued before is now invalid and every user must log in again. A running kurz uses the new key once it is sent SIGHUP or restarted.`,
   );
-  if (config.jwtSecret !== undefined) {
-    log.info(
-      'kurz: note that a key given by --jwt-secret or --jwt-secret-file takes precedence over the stored one.',
-    );
-  }
   return 0;
 }
 
 function openStore(config: Config): Store {
-  return openSqlite({ path: config.db, durability: config.durability });
+  return openSqlite({
+    path: config.db,
+    durability: config.durability,
+    minFreeDiskBytes: config.minFreeDiskBytes,
+    log,
+  });
+}
+
+/**
+ * Closes the store; a disk that is full or a file that turned read-only makes the last
+ * checkpoint fail, which is said in one line: what was committed is in the WAL, and
+ * SQLite replays it at the next start.
+ */
+async function closeStore(store: Store): Promise<void> {
+  try {
+    await store.close();
+  } catch (error) {
+    const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    log.error(
+      `kurz: the database could not be checkpointed on close (${reason}); committed writes are kept in its WAL file and applied at the next start`,
+    );
+  }
 }
 
 /** A fresh 256-bit key for tokens, made once and kept in the database. */
@@ -101,7 +131,14 @@ async function serve(config: Config): Promise<number> {
     }
   }
   const store = openStore(config);
-  const jwtSecret = config.jwtSecret ?? (await store.setting(JWT_SECRET_KEY, generateSecret));
+  const jwtSecret = new TokenKey(
+    config.jwtSecret ?? (await store.setting(JWT_SECRET_KEY, generateSecret)),
+  );
+  // `kurz rotate-secret` replaces the stored key; SIGHUP makes this process use it.
+  process.on('SIGHUP', () => {
+    if (config.jwtSecret === undefined) void reloadSecret(store, jwtSecret);
+    else log.info('kurz: SIGHUP received; the token key is given by flag or file and stays');
+  });
   const writers = createWriters(store, log);
   let baseUrl = config.baseUrl;
   const app = createApp({
@@ -115,6 +152,7 @@ async function serve(config: Config): Promise<number> {
     rateLimits: config.rateLimitsEnabled ? config.rateLimits : undefined,
     trustedProxies: config.trustedProxies,
     blocklist: () => blocklist,
+    maxLinksPerUser: config.maxLinksPerUser,
   });
   app.listen({
     hostname: config.host,
@@ -157,12 +195,24 @@ async function serve(config: Config): Promise<number> {
       await server.stop(false);
       // … then every pending click and link is committed before the database closes.
       await drainWriters(writers);
-      await store.close();
+      await closeStore(store);
       resolve(0);
     };
     process.on('SIGTERM', () => void stop('SIGTERM'));
     process.on('SIGINT', () => void stop('SIGINT'));
   });
+}
+
+/** Reads the stored token key again (after `kurz rotate-secret`); tokens of the old key stop working. */
+async function reloadSecret(store: Store, key: TokenKey): Promise<void> {
+  try {
+    key.replace(await store.setting(JWT_SECRET_KEY, generateSecret));
+    log.info('kurz: SIGHUP received, token key reloaded from the database');
+  } catch (error) {
+    log.error(
+      `kurz: SIGHUP received, but the token key could not be read (${error instanceof Error ? error.message : String(error)}); the old key stays in use`,
+    );
+  }
 }
 
 main(process.argv.slice(2)).then(

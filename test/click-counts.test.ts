@@ -4,6 +4,7 @@ import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { attachCounts, ClickRollup } from '../src/store/sqlite/click-counts.ts';
 import { openSqlite, type SqliteStore } from '../src/store/sqlite/sqlite-store.ts';
+import type { Link } from '../src/store/store.ts';
 import { tempDir } from './support/binary.ts';
 import { click } from './support/clicks.ts';
 
@@ -17,7 +18,7 @@ async function withLinks(store: SqliteStore, codes: string[]) {
       createdAt: i,
     })),
   );
-  return made.map((l) => l?.id as number);
+  return made.map((l) => (l as Link).id);
 }
 
 async function countsOf(store: SqliteStore): Promise<Record<string, number>> {

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import { ClickWriter } from '../src/clicks/click-writer.ts';
 import { StoreUnavailableError } from '../src/domain/errors.ts';
 import { LinkWriter } from '../src/links/link-writer.ts';
-import type { Click } from '../src/store/store.ts';
+import type { Click, Link } from '../src/store/store.ts';
 import { click } from './support/clicks.ts';
 import { withFaults } from './support/faulty-store.ts';
 import { TestApp } from './support/test-app.ts';
@@ -152,8 +152,10 @@ describe('LinkWriter (group commit of new links)', () => {
       ),
     );
     expect(batches).toEqual([20]);
-    expect(made.map((l) => l?.shortCode)).toEqual(Array.from({ length: 20 }, (_, i) => `c${i}`));
-    expect(made.map((l) => l?.originalUrl)).toEqual(
+    expect(made.map((l) => (l as Link).shortCode)).toEqual(
+      Array.from({ length: 20 }, (_, i) => `c${i}`),
+    );
+    expect(made.map((l) => (l as Link).originalUrl)).toEqual(
       Array.from({ length: 20 }, (_, i) => `https://x.example/${i}`),
     );
   });

@@ -104,7 +104,7 @@ describe.each(['accounts', 'open'] as const)('GET /{code} (%s mode)', (mode) => 
     expect(app.clickRecords(link.id)).toHaveLength(200);
   });
 
-  test('the click record keeps the creation source, Referer and User-Agent, cut to 512', async () => {
+  test('the click record keeps the creation source, the Referer without query or fragment (255) and the User-Agent (256)', async () => {
     const { app, client } = await setup(mode);
     const link = await client.link('https://example.com/', {
       custom_code: 'src',
@@ -112,16 +112,23 @@ describe.each(['accounts', 'open'] as const)('GET /{code} (%s mode)', (mode) => 
     });
     const before = Date.now();
     await app.get('/src', {
-      headers: { referer: 'https://ref.example/page', 'user-agent': 'u'.repeat(600) },
+      headers: {
+        referer: 'https://ref.example/page?q=secret+search&session=abc#top',
+        'user-agent': 'u'.repeat(600),
+      },
     });
     await app.get('/src', { headers: { 'user-agent': '' } });
-    const [first, second] = app.clickRecords(link.id);
+    await app.get('/src', { headers: { referer: `https://ref.example/${'p'.repeat(400)}#x?y` } });
+    await app.get('/src', { headers: { referer: 'https://ref.example/a#frag?not-a-query' } });
+    const [first, second, third, fourth] = app.clickRecords(link.id);
     expect(first).toMatchObject({
       link_id: link.id,
       source: 'newsletter',
       referrer: 'https://ref.example/page',
-      user_agent: 'u'.repeat(512),
+      user_agent: 'u'.repeat(256),
     });
+    expect(third?.referrer).toBe(`https://ref.example/${'p'.repeat(400)}`.slice(0, 255));
+    expect(fourth?.referrer).toBe('https://ref.example/a');
     expect(first?.created_at).toBeGreaterThanOrEqual(before);
     expect(first?.created_at).toBeLessThanOrEqual(Date.now());
     expect(second).toMatchObject({ source: 'newsletter', referrer: null });

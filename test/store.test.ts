@@ -3,6 +3,7 @@ import { describe, expect, test } from 'bun:test';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { openSqlite } from '../src/store/sqlite/sqlite-store.ts';
+import type { Link } from '../src/store/store.ts';
 import { tempDir } from './support/binary.ts';
 
 describe('SQLite store', () => {
@@ -83,7 +84,7 @@ describe('SQLite store', () => {
     const [a, b] = [await make('a'), await make('b')];
     // 37 clicks: two 16-row statements and five single rows.
     const batch = Array.from({ length: 37 }, (_, i) => ({
-      linkId: (i % 3 === 0 ? b : a)?.id as number,
+      linkId: ((i % 3 === 0 ? b : a) as Link).id,
       source: i % 2 ? `src${i}` : null,
       querySource: i % 5 ? `q${i}` : null,
       referrer: `https://ref/${i}`,
@@ -120,7 +121,12 @@ describe('SQLite store', () => {
       link('b'),
       link('a', 'https://other.example'),
     ]);
-    expect(results.map((r) => r?.shortCode)).toEqual(['a', undefined, 'b', undefined]);
+    expect(results.map((r) => (r as Link | undefined)?.shortCode)).toEqual([
+      'a',
+      undefined,
+      'b',
+      undefined,
+    ]);
     expect(results[0]).toEqual({
       id: expect.any(Number),
       userId: null,

@@ -8,19 +8,20 @@ import { Elysia } from 'elysia';
 import type { Mode } from '../config/config.ts';
 import { unauthorized } from '../domain/errors.ts';
 import type { Store } from '../store/store.ts';
-import { bearerToken, tokenPlugin, userIdOf, VERIFY_OPTIONS } from './tokens.ts';
+import { bearerToken, type TokenKey, userIdOf } from './tokens.ts';
 
-export function ownerPlugin(options: { mode: Mode; secret: string; store: Store }) {
-  const { mode, store } = options;
-  return new Elysia({ name: 'kurz/owner', seed: mode })
-    .use(tokenPlugin(options.secret))
-    .derive({ as: 'scoped' }, async ({ request, jwt }): Promise<{ owner: number | null }> => {
+export function ownerPlugin(options: { mode: Mode; secret: TokenKey; store: Store }) {
+  const { mode, store, secret } = options;
+  return new Elysia({ name: 'kurz/owner', seed: mode }).derive(
+    { as: 'scoped' },
+    async ({ request }): Promise<{ owner: number | null }> => {
       if (mode === 'open') return { owner: null };
       const token = bearerToken(request.headers.get('authorization'));
       if (token === undefined) throw unauthorized();
-      const payload = await jwt.verify(token, VERIFY_OPTIONS);
+      const payload = await secret.verify(token);
       const id = payload ? userIdOf(payload.sub) : undefined;
       if (id === undefined || !(await store.userExists(id))) throw unauthorized();
       return { owner: id };
-    });
+    },
+  );
 }

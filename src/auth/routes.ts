@@ -15,11 +15,11 @@ import {
 import type { Store, User } from '../store/store.ts';
 import { LoginBody, RegisterBody, Session } from './model.ts';
 import type { PasswordHasher } from './passwords.ts';
-import { tokenPlugin } from './tokens.ts';
+import { type TokenKey, tokenPlugin } from './tokens.ts';
 
 export interface AuthRoutesOptions {
   store: Store;
-  secret: string;
+  secret: TokenKey;
   tokenTtlSeconds: number;
   passwords: PasswordHasher;
   /** Rate limits; undefined when off. */

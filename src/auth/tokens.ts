@@ -1,14 +1,74 @@
 // Access tokens: HS256 JWTs with sub (user id), iat and exp; only HS256 is accepted.
+// The key can be replaced while running (SIGHUP after `kurz rotate-secret`), so routes
+// hold a TokenKey, not the secret itself.
 
 import { jwt } from '@elysiajs/jwt';
+import { Elysia } from 'elysia';
 
 export const TOKEN_ALGORITHM = 'HS256';
 const BEARER = /^Bearer +([A-Za-z0-9_.-]+)$/i;
 const USER_ID = /^[1-9][0-9]{0,15}$/;
 
-/** The jwt plugin, named `jwt` on the context, pinned to HS256. */
-export function tokenPlugin(secret: string) {
-  return jwt({ name: 'jwt', secret, alg: TOKEN_ALGORITHM });
+export const VERIFY_OPTIONS = {
+  algorithms: [TOKEN_ALGORITHM],
+  requiredClaims: ['sub', 'iat', 'exp'],
+};
+
+type Signer = ReturnType<typeof jwt>['decorator']['jwt'];
+
+/** The token signing key, replaceable in place: every route that holds it sees the new one. */
+export class TokenKey {
+  private signer: Signer;
+
+  constructor(secret: string) {
+    this.signer = signerFor(secret);
+  }
+
+  /** Tokens signed with the old key stop verifying at once. */
+  replace(secret: string): void {
+    this.signer = signerFor(secret);
+  }
+
+  sign(payload: { sub: string; exp: number }): Promise<string> {
+    return this.signer.sign(payload);
+  }
+
+  /** The verified payload, or false for anything not a valid, unexpired HS256 token of this key. */
+  async verify(token: string) {
+    if (!hasExpectedHeader(token)) return false;
+    return this.signer.verify(token, VERIFY_OPTIONS);
+  }
+}
+
+function signerFor(secret: string): Signer {
+  return jwt({ name: 'jwt', secret, alg: TOKEN_ALGORITHM }).decorator.jwt;
+}
+
+/**
+ * The header must say `alg` exactly "HS256" and, when it has a `typ`, "JWT" (any case):
+ * a token of another kind (an `at+jwt`, an unsigned `none`) is refused even when its
+ * signature would check out.
+ */
+export function hasExpectedHeader(token: string): boolean {
+  const dot = token.indexOf('.');
+  if (dot <= 0) return false;
+  let header: unknown;
+  try {
+    header = JSON.parse(Buffer.from(token.slice(0, dot), 'base64url').toString('utf8'));
+  } catch {
+    return false;
+  }
+  if (typeof header !== 'object' || header === null || Array.isArray(header)) return false;
+  const { alg, typ } = header as { alg?: unknown; typ?: unknown };
+  if (alg !== TOKEN_ALGORITHM) return false;
+  return typ === undefined || (typeof typ === 'string' && typ.toLowerCase() === 'jwt');
+}
+
+/** `jwt` on the context, signing with the key as it is when asked. */
+export function tokenPlugin(key: TokenKey) {
+  return new Elysia().decorate('jwt', {
+    sign: (payload: { sub: string; exp: number }) => key.sign(payload),
+  });
 }
 
 /** The token of an `Authorization: Bearer …` header, or undefined. */
@@ -21,8 +81,3 @@ export function bearerToken(header: string | null | undefined): string | undefin
 export function userIdOf(sub: unknown): number | undefined {
   return typeof sub === 'string' && USER_ID.test(sub) ? Number(sub) : undefined;
 }
-
-export const VERIFY_OPTIONS = {
-  algorithms: [TOKEN_ALGORITHM],
-  requiredClaims: ['sub', 'iat', 'exp'],
-};

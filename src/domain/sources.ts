@@ -3,7 +3,10 @@
 import { badRequest, Messages } from './errors.ts';
 
 export const SOURCE_MAX_LENGTH = 255;
-export const CLICK_HEADER_MAX_LENGTH = 512;
+/** A referrer is kept as scheme://host/path: where a click came from, not what it carried. */
+export const REFERRER_MAX_LENGTH = 255;
+/** Enough for the browser, system and device a user agent names; the rest is padding. */
+export const USER_AGENT_MAX_LENGTH = 256;
 
 /** Parses the optional `source` of a create request; `null` is taken as absent. */
 export function parseSource(value: unknown): string | undefined {
@@ -12,6 +15,24 @@ export function parseSource(value: unknown): string | undefined {
     throw badRequest(Messages.sourceRule);
   }
   return value;
+}
+
+/**
+ * The `Referer` of a click as it is kept: without its query and fragment (they hold
+ * search terms, session ids and tokens of the referring page, useless for counting
+ * and a privacy risk to keep), cut to REFERRER_MAX_LENGTH. String work only: it runs
+ * per click.
+ */
+export function clickReferrer(value: string): string {
+  const q = value.indexOf('?');
+  const h = value.indexOf('#');
+  const end = q === -1 ? h : h === -1 ? q : Math.min(q, h);
+  return cut(end === -1 ? value : value.slice(0, end), REFERRER_MAX_LENGTH);
+}
+
+/** The `User-Agent` of a click as it is kept. */
+export function clickUserAgent(value: string): string {
+  return cut(value, USER_AGENT_MAX_LENGTH);
 }
 
 /** Cuts a value to at most `max` code points, never splitting a surrogate pair. */

@@ -4,7 +4,7 @@
 
 import { Elysia, ValidationError } from 'elysia';
 import { ApiError, type Message, Messages, StoreUnavailableError } from '../domain/errors.ts';
-import type { Logger } from '../logger.ts';
+import { type Logger, throttled } from '../logger.ts';
 import { errorResponse } from './responses.ts';
 
 export function errorHandler(log: Logger) {
@@ -30,7 +30,10 @@ export function errorToResponse(
       : thrown;
   if (error instanceof ApiError) return errorResponse(error.status, error.message, error.headers);
   if (error instanceof StoreUnavailableError) {
-    log.error(`database unavailable: ${describe(error.cause)}`);
+    // The cause's message only: a full disk would otherwise print a stack per second.
+    const cause =
+      error.cause instanceof Error ? `${error.cause.name}: ${error.cause.message}` : error.cause;
+    unavailableLog(log).error(`database unavailable: ${cause}`);
     return errorResponse(503, Messages.databaseUnavailable);
   }
   switch (code) {
@@ -48,6 +51,17 @@ export function errorToResponse(
   const url = new URL(request.url);
   log.error(`request ${id} ${request.method} ${url.pathname} failed: ${describe(error)}`);
   return errorResponse(500, Messages.internal, { 'x-request-id': id });
+}
+
+/** One throttled logger per logger: while the database is down, every request fails alike. */
+const unavailableLogs = new WeakMap<Logger, Logger>();
+function unavailableLog(log: Logger): Logger {
+  let throttledLog = unavailableLogs.get(log);
+  if (throttledLog === undefined) {
+    throttledLog = throttled(log);
+    unavailableLogs.set(log, throttledLog);
+  }
+  return throttledLog;
 }
 
 const MESSAGES: ReadonlySet<string> = new Set(Object.values(Messages));

@@ -45,7 +45,7 @@ export function bodyError(parse: (body: Record<string, unknown>) => unknown) {
 }
 
 /** Response schemas of the errors a route can answer, for the OpenAPI document. */
-export function errorResponses(...statuses: (400 | 401 | 404 | 413 | 500 | 503)[]) {
+export function errorResponses(...statuses: (400 | 401 | 403 | 404 | 413 | 500 | 503)[]) {
   return Object.fromEntries(statuses.map((status) => [status, ErrorBody])) as Record<
     number,
     typeof ErrorBody

@@ -2,17 +2,17 @@
 // leaves once the batch is committed, so concurrent creates share one commit.
 
 import { GroupCommit, type GroupCommitOptions } from '../store/group-commit.ts';
-import type { Link, NewLink, Store } from '../store/store.ts';
+import type { CreatedLink, NewLink, Store } from '../store/store.ts';
 
 export class LinkWriter {
-  private readonly group: GroupCommit<NewLink, (Link | undefined)[]>;
+  private readonly group: GroupCommit<NewLink, CreatedLink[]>;
 
   constructor(store: Store, options: GroupCommitOptions) {
     this.group = new GroupCommit((links) => store.createLinks(links), options);
   }
 
-  /** The committed link, or undefined when its short code was taken (the unique index decided). */
-  async create(link: NewLink): Promise<Link | undefined> {
+  /** The committed link, undefined when its short code was taken, or LINK_LIMIT_REACHED. */
+  async create(link: NewLink): Promise<CreatedLink> {
     const { done, index } = this.group.add(link);
     return (await done)[index];
   }

@@ -2,9 +2,10 @@
 
 import { Elysia, t } from 'elysia';
 import { ownerPlugin } from '../auth/owner.ts';
+import type { TokenKey } from '../auth/tokens.ts';
 import type { Mode } from '../config/config.ts';
 import { generateCode, isCodeShaped, parseCustomCode } from '../domain/codes.ts';
-import { badRequest, Messages, notFound } from '../domain/errors.ts';
+import { ApiError, badRequest, Messages, notFound } from '../domain/errors.ts';
 import { parseSource } from '../domain/sources.ts';
 import { type Blocklist, checkTarget } from '../domain/targets.ts';
 import { parseTargetUrl } from '../domain/urls.ts';
@@ -18,7 +19,13 @@ import {
   type PeerSource,
 } from '../net/abuse-limits.ts';
 import type { LinkCache } from '../redirect/link-cache.ts';
-import type { NewLink, Store, Link as StoredLink } from '../store/store.ts';
+import {
+  type CreatedLink,
+  LINK_LIMIT_REACHED,
+  type NewLink,
+  type Store,
+  type Link as StoredLink,
+} from '../store/store.ts';
 import { linkToJson } from './link-json.ts';
 import type { LinkWriter } from './link-writer.ts';
 import { CodeParams, linkSchema, PageQuery, ShortenBody } from './model.ts';
@@ -33,7 +40,7 @@ export interface LinkRoutesOptions {
   store: Store;
   links: LinkWriter;
   cache: LinkCache;
-  secret: string;
+  secret: TokenKey;
   /** The public address of short links, encoded in QR codes. */
   baseUrl: () => string;
   /** Rate limits; undefined when off. */
@@ -41,11 +48,21 @@ export interface LinkRoutesOptions {
   clientOf: ClientOf;
   /** The blocklist in force, read on every create so that a reload applies at once. */
   blocklist: () => Blocklist | undefined;
+  /** Links one user may own (accounts mode); 0 or absent: no limit. */
+  maxLinksPerUser?: number;
 }
 
 export function linkRoutes(options: LinkRoutesOptions) {
   const { mode, store, links, cache, secret, baseUrl, limits, clientOf, blocklist } = options;
   const toJson = linkToJson(mode);
+  // Open mode has no users, so no quota (its creates are rate limited per address).
+  const ownerLimit = mode === 'accounts' ? (options.maxLinksPerUser ?? 0) : 0;
+
+  /** The stored link; a code taken or the owner's quota reached answer the client. */
+  function stored(link: CreatedLink): StoredLink | undefined {
+    if (link === LINK_LIMIT_REACHED) throw new ApiError(403, Messages.linkLimit);
+    return link;
+  }
 
   /** Creates per user in accounts mode, per client address in open mode; before the body is read. */
   const createLimit = ({
@@ -80,13 +97,14 @@ export function linkRoutes(options: LinkRoutesOptions) {
   };
 
   async function create(fields: Omit<NewLink, 'shortCode'>, custom: string | undefined) {
+    const limited = { ...fields, ownerLimit };
     if (custom !== undefined) {
-      const link = await links.create({ ...fields, shortCode: custom });
+      const link = stored(await links.create({ ...limited, shortCode: custom }));
       if (link === undefined) throw badRequest(Messages.codeTaken);
       return link;
     }
     for (let attempt = 0; attempt < GENERATE_ATTEMPTS; attempt++) {
-      const link = await links.create({ ...fields, shortCode: generateCode() });
+      const link = stored(await links.create({ ...limited, shortCode: generateCode() }));
       if (link !== undefined) return link;
     }
     throw new Error('could not generate a free short code');
@@ -101,6 +119,7 @@ export function linkRoutes(options: LinkRoutesOptions) {
   const Link = linkSchema(mode);
   // In accounts mode every link route needs a bearer token.
   const authErrors = mode === 'accounts' ? ([401] as const) : ([] as const);
+  const quotaErrors = mode === 'accounts' ? ([403] as const) : ([] as const);
   const docs = {
     tags: ['links'],
     ...(mode === 'accounts' ? { security: [{ bearer: [] }] } : {}),
@@ -144,11 +163,14 @@ export function linkRoutes(options: LinkRoutesOptions) {
         parse: parseJsonBody,
         transform: [createLimit, requireJsonObject, targetRules],
         body: ShortenBody,
-        response: { 201: Link, ...errorResponses(400, ...authErrors, 413, 503) },
+        response: {
+          201: Link,
+          ...errorResponses(400, ...authErrors, ...quotaErrors, 413, 503),
+        },
         detail: {
           ...docs,
           summary: 'Shorten a URL',
-          description: `Creates a short link${mode === 'accounts' ? ' owned by the caller' : ''}. Checks, in order: body size (413), ${mode === 'accounts' ? 'token (401), ' : ''}a JSON object, \`url\`, \`custom_code\` (\`This code is reserved and cannot be used\` for reserved words), \`source\`, then \`Custom code already taken\`. The 201 is sent once the link is committed.`,
+          description: `Creates a short link${mode === 'accounts' ? ' owned by the caller' : ''}. Checks, in order: body size (413), ${mode === 'accounts' ? 'token (401), ' : ''}a JSON object, \`url\`, \`custom_code\` (\`This code is reserved and cannot be used\` for reserved words), \`source\`, then \`Custom code already taken\`${mode === 'accounts' ? ' and the per-user quota (403 `Link limit reached`)' : ''}. The 201 is sent once the link is committed.`,
         },
       },
     )

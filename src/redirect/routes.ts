@@ -8,7 +8,7 @@ import type { ClickWriter } from '../clicks/click-writer.ts';
 import type { Mode } from '../config/config.ts';
 import { isCodeShaped } from '../domain/codes.ts';
 import { Messages, tooManyRequests } from '../domain/errors.ts';
-import { CLICK_HEADER_MAX_LENGTH, cut, SOURCE_MAX_LENGTH } from '../domain/sources.ts';
+import { clickReferrer, clickUserAgent, cut, SOURCE_MAX_LENGTH } from '../domain/sources.ts';
 import { ErrorBody } from '../http/model.ts';
 import { errorResponse } from '../http/responses.ts';
 import {
@@ -96,8 +96,8 @@ export function createRedirect(options: RedirectRoutesOptions): Redirect {
       linkId: link.id,
       source: link.source,
       querySource: trackQuerySource ? querySource(request.url) : null,
-      referrer: header(headers, 'referer'),
-      userAgent: header(headers, 'user-agent'),
+      referrer: header(headers, 'referer', clickReferrer),
+      userAgent: header(headers, 'user-agent', clickUserAgent),
       createdAt: Date.now(),
     });
   }
@@ -137,7 +137,7 @@ export function redirectRoutes(redirect: Redirect, mode: Mode) {
         tags: ['redirect'],
         summary: 'Follow a short link',
         description:
-          'Needs no token. Counts a click (with the creation source, the `Referer` and `User-Agent`; in accounts mode also `?source=`).',
+          'Needs no token. Counts a click (with the creation source, the `Referer` without query or fragment and cut to 255 characters, the `User-Agent` cut to 256; in accounts mode also `?source=`).',
       },
     },
   );
@@ -168,9 +168,9 @@ function notFound(): Response {
   return errorResponse(404, Messages.notFound);
 }
 
-function header(headers: Headers, name: string): string | null {
+function header(headers: Headers, name: string, keep: (value: string) => string): string | null {
   const value = headers.get(name);
-  return value === null ? null : cut(value, CLICK_HEADER_MAX_LENGTH);
+  return value === null ? null : keep(value);
 }
 
 /** `?source=` of a redirect URL, cut to 255 characters; null when absent. */

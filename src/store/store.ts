@@ -36,7 +36,18 @@ export type NewLink = {
   shortCode: string;
   source: string | null;
   createdAt: number;
+  /**
+   * The most links `userId` may own, this one included (accounts mode's quota); absent
+   * or 0: no limit. Checked in the inserting transaction, so it holds under concurrency.
+   */
+  ownerLimit?: number;
 };
+
+/** The answer for a link whose owner already had `ownerLimit` links: nothing was stored. */
+export const LINK_LIMIT_REACHED = 'link-limit-reached';
+
+/** What became of a new link: stored, its code taken (undefined), or its owner at the limit. */
+export type CreatedLink = Link | undefined | typeof LINK_LIMIT_REACHED;
 
 export type Click = {
   linkId: number;
@@ -66,10 +77,11 @@ export interface Store {
   userExists(id: number): Promise<boolean>;
 
   /**
-   * Inserts links in one transaction. Each result is the stored link, or undefined when
-   * its short code was already taken (the unique index decides, also within the batch).
+   * Inserts links in one transaction. Each result is the stored link, undefined when
+   * its short code was already taken (the unique index decides, also within the batch),
+   * or LINK_LIMIT_REACHED when its owner already has `ownerLimit` links.
    */
-  createLinks(links: readonly NewLink[]): Promise<(Link | undefined)[]>;
+  createLinks(links: readonly NewLink[]): Promise<CreatedLink[]>;
   listLinks(query: LinkQuery): Promise<LinkPage>;
   findLinkByCode(code: string): Promise<LinkTarget | undefined>;
 
@@ -80,7 +92,10 @@ export interface Store {
   setting(key: string, make: () => string): Promise<string>;
   /** Stores a setting's value, replacing any before it. */
   replaceSetting(key: string, value: string): Promise<void>;
-  /** Resolves when the database answers a trivial query; throws otherwise. */
+  /**
+   * Resolves when the database answers and can be written (for /health); throws
+   * StoreUnavailableError otherwise, e.g. on a full disk or a file removed under it.
+   */
   ping(): Promise<void>;
   close(): Promise<void>;
 }

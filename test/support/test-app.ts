@@ -36,6 +36,7 @@ export interface AppOptions {
   rateLimits?: RateLimits;
   trustedProxies?: string[];
   blocklist?: () => Blocklist | undefined;
+  maxLinksPerUser?: number;
 }
 
 /**
@@ -76,6 +77,7 @@ export class TestApp {
       baseUrl: () => BASE_URL,
       hashing: CHEAP_HASHING,
       writers: options.writers,
+      maxLinksPerUser: options.maxLinksPerUser,
       log,
       rateLimits: options.rateLimits,
       trustedProxies: options.trustedProxies,

@@ -2,21 +2,24 @@
 // prepared once here; nothing builds SQL per request.
 
 import { Database, SQLiteError } from 'bun:sqlite';
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { eq, sql } from 'drizzle-orm';
 import { type BunSQLiteDatabase, drizzle } from 'drizzle-orm/bun-sqlite';
 import { StoreUnavailableError } from '../../domain/errors.ts';
-import type {
-  Click,
-  Link,
-  LinkPage,
-  LinkQuery,
-  LinkTarget,
-  NewLink,
-  Store,
-  User,
-  UserWithHash,
+import { consoleLogger, type Logger } from '../../logger.ts';
+import {
+  type Click,
+  type CreatedLink,
+  LINK_LIMIT_REACHED,
+  type Link,
+  type LinkPage,
+  type LinkQuery,
+  type LinkTarget,
+  type NewLink,
+  type Store,
+  type User,
+  type UserWithHash,
 } from '../store.ts';
 import {
   attachCounts,
@@ -29,6 +32,7 @@ import {
 import type { MaintenanceMessage } from './maintenance.ts';
 import { applyMigrations } from './migrate.ts';
 import * as schema from './schema.ts';
+import { WriteGuard } from './write-guard.ts';
 
 const { users, links, settings } = schema;
 
@@ -37,11 +41,17 @@ export interface SqliteOptions {
   path: string;
   /** `normal` survives process crashes; `full` survives power loss too. */
   durability: 'normal' | 'full';
+  /** Free bytes the file system must keep: below it writes are refused (0: no floor). */
+  minFreeDiskBytes?: number;
+  /** Where changes of the store's state (disk full, file removed, …) are told; once per change. */
+  log?: Logger;
 }
 
 /** SQLite result codes that mean the database itself is unusable, not that the query was wrong. */
 const UNAVAILABLE_CODES =
   /^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|FULL|READONLY|CORRUPT|NOTADB|PROTOCOL|NOMEM|PERM|AUTH)/;
+/** Codes of a write the disk or file refused: they make the store unavailable until a write succeeds. */
+const WRITE_FAULT_CODES = /^SQLITE_(FULL|IOERR|READONLY|CANTOPEN|PERM)/;
 
 function classify(error: unknown): unknown {
   if (error instanceof SQLiteError && UNAVAILABLE_CODES.test(error.code ?? '')) {
@@ -74,7 +84,13 @@ const WRITER_CHECKPOINT_PAGES = 4096;
 /** Opens (creating when needed) and migrates a SQLite database and its counts file. */
 export function openSqlite(options: SqliteOptions): SqliteStore {
   const inFile = options.path !== ':memory:';
-  if (inFile) mkdirSync(dirname(options.path), { recursive: true });
+  const log = options.log ?? consoleLogger;
+  const countsPath = countsPathOf(options.path);
+  if (inFile) {
+    // Owner-only: the database holds password hashes and the token key.
+    mkdirSync(dirname(options.path), { recursive: true, mode: 0o700 });
+    for (const path of [options.path, countsPath]) ownerOnly(path, log);
+  }
   const sqlite = new Database(options.path, { create: true, strict: true });
   try {
     sqlite.run('PRAGMA journal_mode = WAL');
@@ -86,15 +102,37 @@ export function openSqlite(options: SqliteOptions): SqliteStore {
     sqlite.run(`PRAGMA mmap_size = ${MMAP_BYTES}`);
     const db = drizzle({ client: sqlite, schema });
     applyMigrations(db);
-    const countsPath = countsPathOf(options.path);
     attachCounts(sqlite, countsPath);
+    const guard = inFile
+      ? new WriteGuard(options.path, options.minFreeDiskBytes ?? 0, log)
+      : undefined;
     const maintenance = inFile
       ? startMaintenance(sqlite, options.path, countsPath)
       : rollUpInProcess(sqlite);
-    return new SqliteStore(sqlite, db, maintenance);
+    return new SqliteStore(sqlite, db, maintenance, guard);
   } catch (error) {
     sqlite.close();
     throw error;
+  }
+}
+
+/** The side files SQLite keeps beside a database file. */
+const SIDE_FILES = ['-wal', '-shm'];
+
+/**
+ * Makes a database file and its side files readable by the owner only: a new file is
+ * created 0600 before SQLite opens it (SQLite gives the WAL and shared-memory files the
+ * mode of their database); an existing one that others could read is tightened, and said.
+ */
+function ownerOnly(path: string, log: Logger): void {
+  closeSync(openSync(path, 'a', 0o600));
+  for (const file of [path, ...SIDE_FILES.map((side) => path + side)]) {
+    const mode = statSync(file, { throwIfNoEntry: false })?.mode;
+    if (mode === undefined || (mode & 0o077) === 0) continue;
+    chmodSync(file, mode & 0o700);
+    log.info(
+      `kurz: ${file} was readable by other users (mode ${(mode & 0o777).toString(8)}); made owner-only (600)`,
+    );
   }
 }
 
@@ -176,6 +214,11 @@ function rollUpInProcess(sqlite: Database): Maintenance {
   };
 }
 
+/** How often /health may write its probe row; between probes it answers from the last one. */
+const HEALTH_PROBE_INTERVAL_MS = 1000;
+/** The settings row /health writes to prove the database takes writes. */
+const HEALTH_PROBE_KEY = 'health_probe';
+
 /** Click rows per multi-row INSERT: one statement run for many rows is ~30% cheaper. */
 const CLICK_CHUNK = 16;
 const CLICK_COLUMNS = '(link_id, source, query_source, referrer, user_agent, created_at)';
@@ -254,14 +297,18 @@ export class SqliteStore implements Store {
   private readonly lists: ReturnType<typeof linkLists>;
   private readonly clicks: ReturnType<typeof clickLog>;
   private readonly readPage: (query: LinkQuery) => LinkPage;
-  private readonly insertLinks: (batch: readonly NewLink[]) => (Link | undefined)[];
+  private readonly insertLinks: (batch: readonly NewLink[]) => CreatedLink[];
   private closed = false;
+  /** When /health last wrote to the database, and whether that worked. */
+  private lastProbe = { at: 0, ok: true };
 
   constructor(
     /** The raw handle, for tests and tools that inspect what the API does not show. */
     readonly sqlite: Database,
     db: BunSQLiteDatabase<typeof schema>,
     private readonly stopMaintenance: Maintenance,
+    /** Free space, file identity and writability of a file database (none in memory). */
+    private readonly writes?: WriteGuard,
   ) {
     const p = sql.placeholder;
     this.q = lazily({
@@ -339,8 +386,15 @@ export class SqliteStore implements Store {
     this.lists = linkLists(sqlite);
     const lists = this.lists;
 
+    // The quota is read from link_totals inside the inserting transaction (its triggers
+    // count each insert at once), so concurrent creates cannot pass it together.
     this.insertLinks = sqlite.transaction((batch: readonly NewLink[]) =>
-      batch.map((link) => {
+      batch.map((link): CreatedLink => {
+        const limit = link.ownerLimit ?? 0;
+        if (limit > 0 && link.userId !== null) {
+          const owned = lists.totalOfUser.get(link.userId)?.n ?? 0;
+          if (owned >= limit) return LINK_LIMIT_REACHED;
+        }
         const row = q.insertLink.get(link);
         return row && { ...row, clicks: 0 };
       }),
@@ -369,8 +423,33 @@ export class SqliteStore implements Store {
     }
   }
 
+  /**
+   * A write: refused while the disk is below its floor, the file is read-only, or the
+   * file was removed or replaced (checked once per call, that is once per batch). A
+   * failure of the disk marks the store unavailable until a write works again.
+   */
+  private guardWrite<T>(work: () => T): Promise<T> {
+    if (this.closed) return Promise.reject(new StoreUnavailableError());
+    const writes = this.writes;
+    const refusal = writes?.refusal();
+    if (refusal !== undefined) {
+      return Promise.reject(new StoreUnavailableError({ cause: `writes refused: ${refusal}` }));
+    }
+    try {
+      const result = work();
+      writes?.succeeded();
+      return Promise.resolve(result);
+    } catch (error) {
+      const code = error instanceof SQLiteError ? (error.code ?? '') : '';
+      if (WRITE_FAULT_CODES.test(code)) writes?.failed(code);
+      return Promise.reject(classify(error));
+    }
+  }
+
   createUser(email: string, passwordHash: string): Promise<User | undefined> {
-    return this.guard(() => this.q.insertUser.get({ email, hash: passwordHash, now: Date.now() }));
+    return this.guardWrite(() =>
+      this.q.insertUser.get({ email, hash: passwordHash, now: Date.now() }),
+    );
   }
 
   findUserByEmail(email: string): Promise<UserWithHash | undefined> {
@@ -381,8 +460,8 @@ export class SqliteStore implements Store {
     return this.guard(() => this.q.userById.get({ id }) !== undefined);
   }
 
-  createLinks(batch: readonly NewLink[]): Promise<(Link | undefined)[]> {
-    return this.guard(() => this.insertLinks(batch));
+  createLinks(batch: readonly NewLink[]): Promise<CreatedLink[]> {
+    return this.guardWrite(() => this.insertLinks(batch));
   }
 
   listLinks(query: LinkQuery): Promise<LinkPage> {
@@ -394,13 +473,13 @@ export class SqliteStore implements Store {
   }
 
   recordClicks(batch: readonly Click[]): Promise<void> {
-    return this.guard(() => this.clicks.append(batch));
+    return this.guardWrite(() => this.clicks.append(batch));
   }
 
-  setting(key: string, make: () => string): Promise<string> {
-    return this.guard(() => {
-      const existing = this.q.settingByKey.get({ key });
-      if (existing) return existing.value;
+  async setting(key: string, make: () => string): Promise<string> {
+    const existing = await this.guard(() => this.q.settingByKey.get({ key }));
+    if (existing) return existing.value;
+    return this.guardWrite(() => {
       this.q.insertSetting.run({ key, value: make() });
       // Read back: if another process stored one first, its value wins.
       const stored = this.q.settingByKey.get({ key });
@@ -410,21 +489,44 @@ export class SqliteStore implements Store {
   }
 
   replaceSetting(key: string, value: string): Promise<void> {
-    return this.guard(() => {
+    return this.guardWrite(() => {
       this.q.upsertSetting.run({ key, value });
     });
   }
 
-  ping(): Promise<void> {
-    return this.guard(() => {
+  /**
+   * Reads, then checks the file (identity, writability, free space) and a recent write
+   * failure; at most once a second it also really writes (a settings row), so a failure
+   * is seen without traffic and recovery is seen without a restart.
+   */
+  async ping(): Promise<void> {
+    await this.guard(() => {
       this.q.ping.get();
     });
+    const writes = this.writes;
+    if (writes === undefined) return;
+    const refusal = writes.refusal();
+    if (refusal !== undefined) throw new StoreUnavailableError({ cause: refusal });
+    const now = Date.now();
+    if (now - this.lastProbe.at >= HEALTH_PROBE_INTERVAL_MS) {
+      this.lastProbe = { at: now, ok: true };
+      try {
+        await this.guardWrite(() => {
+          this.q.upsertSetting.run({ key: HEALTH_PROBE_KEY, value: new Date(now).toISOString() });
+        });
+      } catch (error) {
+        this.lastProbe.ok = false;
+        throw error;
+      }
+    }
+    if (!this.lastProbe.ok || writes.failing) throw new StoreUnavailableError();
   }
 
   /** Closes for good: later calls fail as unavailable. The WALs are checkpointed into their files. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.writes?.stop();
     await this.stopMaintenance();
     try {
       // A handle with live statements would linger; finalize ours so the files really close.
