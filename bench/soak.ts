@@ -4,7 +4,7 @@
 // codes and health checks; kurz's RSS is sampled from /proc every few seconds.
 // Prints numbers and PASS/FAIL against the two criteria; never part of the test run.
 //
-//   bun run build && bun bench/soak.ts [--seconds 60] [--warmup 15] [--clients 8]
+//   bun run build && bun bench/soak.ts [--seconds 60] [--warmup 30] [--clients 8]
 //
 // PASS needs: RSS at the end within 10% of RSS after the warm-up, and no error
 // response (every answer the one its request should get, no failed request).
@@ -20,7 +20,7 @@ const flag = (name: string, fallback: number) => {
   return i === -1 ? fallback : Number(argv[i + 1]);
 };
 const SECONDS = flag('--seconds', 60);
-const WARMUP = flag('--warmup', 15);
+const WARMUP = flag('--warmup', 30);
 const CLIENTS = flag('--clients', 8);
 const SAMPLE_EVERY_MS = 5000;
 /** Codes created before the load; redirects pick among them. */
