@@ -1,17 +1,14 @@
 // Starts the compiled dist/kurz as a child process on port 0 and reads the port it
 // prints, so tests talk to the real executable over HTTP.
 
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { Subprocess } from 'bun';
+import { tempDir, track } from './cleanup.ts';
+
+export { tempDir };
 
 export const BINARY = resolve(import.meta.dir, '..', '..', 'dist', 'kurz');
 const LISTENING = /kurz listening on http:\/\/[^:]+:(\d+) /;
-
-export function tempDir(): string {
-  return mkdtempSync(join(tmpdir(), 'kurz-test-'));
-}
 
 export interface Running {
   url: string;
@@ -31,15 +28,14 @@ export interface StartOptions {
 
 /** Runs `kurz serve --port 0 …args` and waits for its listening line. */
 export async function startKurz(args: string[], options: StartOptions = {}): Promise<Running> {
-  const proc = Bun.spawn(
-    [options.binary ?? BINARY, 'serve', '--port', '0', '--host', '127.0.0.1', ...args],
-    {
+  const proc = track(
+    Bun.spawn([options.binary ?? BINARY, 'serve', '--port', '0', '--host', '127.0.0.1', ...args], {
       cwd: options.cwd ?? tempDir(),
       env: { PATH: process.env.PATH ?? '', ...options.env },
       stdin: 'ignore',
       stdout: 'pipe',
       stderr: 'pipe',
-    },
+    }),
   );
   let out = '';
   let err = '';
@@ -86,7 +82,9 @@ export async function run(
   command: string[],
   options: { cwd?: string; env?: Record<string, string> } = {},
 ) {
-  const proc = Bun.spawn(command, { ...options, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' });
+  const proc = track(
+    Bun.spawn(command, { ...options, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' }),
+  );
   const [stdout, stderr, code] = await Promise.all([
     new Response(proc.stdout).text(),
     new Response(proc.stderr).text(),
@@ -100,15 +98,17 @@ export async function call(
   base: string,
   method: string,
   path: string,
-  options: { json?: unknown; token?: string } = {},
+  options: { json?: unknown; raw?: string; token?: string; headers?: Record<string, string> } = {},
 ) {
   const headers: Record<string, string> = {};
-  if (options.json !== undefined) headers['content-type'] = 'application/json';
+  if (options.json !== undefined || options.raw !== undefined)
+    headers['content-type'] = 'application/json';
   if (options.token) headers.authorization = `Bearer ${options.token}`;
+  Object.assign(headers, options.headers);
   const response = await fetch(base + path, {
     method,
     headers,
-    body: options.json === undefined ? undefined : JSON.stringify(options.json),
+    body: options.raw ?? (options.json === undefined ? undefined : JSON.stringify(options.json)),
     redirect: 'manual',
   });
   const text = await response.text();
