@@ -2,6 +2,7 @@
 // one reader that reads it all, then 20 clients that ask and never read, while /health
 // and a redirect are timed. Prints numbers beside the idle baseline of the same run.
 // Usage: bun run build && bun bench/list-memory.ts [--links N] [--stalled N] [--seconds S]
+//        [--binary PATH]
 
 import { Database } from 'bun:sqlite';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -9,12 +10,17 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
-const BINARY = resolve(import.meta.dir, '..', 'dist', 'kurz');
 const args = process.argv.slice(2);
 const option = (name: string, fallback: number) => {
   const i = args.indexOf(name);
   return i === -1 ? fallback : Number(args[i + 1]);
 };
+// Another build (an older one, say) can be measured the same way.
+const BINARY = resolve(
+  args.includes('--binary')
+    ? String(args[args.indexOf('--binary') + 1])
+    : join(import.meta.dir, '..', 'dist', 'kurz'),
+);
 const LINKS = option('--links', 1_000_000);
 const STALLED = option('--stalled', 20);
 const SECONDS = option('--seconds', 5);
@@ -149,7 +155,11 @@ seed(db, LINKS);
 console.log(
   `# GET /api/links with ${fmt(LINKS)} links (seeded in ${fmt((performance.now() - t0) / 1000, 1)} s)`,
 );
-const kurz = await startKurz(db);
+let kurz = await startKurz(db);
+async function stop(server: typeof kurz) {
+  server.proc.kill('SIGTERM');
+  await server.proc.exited;
+}
 const paths = ['/health', `/c${Math.floor(LINKS / 2)}`];
 try {
   await latencies(kurz.url, paths, 500); // warm-up
@@ -186,7 +196,10 @@ try {
   console.log(`  peak: ${growth(idle, readPeak)} over idle`);
   printLatencies('latencies while it streams (first second):', await during);
 
-  console.log(`\n## ${STALLED} clients send the request and never read`);
+  console.log(`\n## ${STALLED} clients send the request and never read (kurz restarted)`);
+  await stop(kurz);
+  kurz = await startKurz(db);
+  await latencies(kurz.url, paths, 500); // warm-up
   const before = memory(kurz.proc.pid);
   const stalledPeak = peaks(kurz.proc.pid);
   const sockets = await Promise.all(
@@ -203,7 +216,6 @@ try {
   printLatencies('latencies meanwhile:', times);
   for (const socket of sockets) socket.destroy();
 } finally {
-  kurz.proc.kill('SIGTERM');
-  await kurz.proc.exited;
+  await stop(kurz);
   rmSync(work, { recursive: true, force: true });
 }
