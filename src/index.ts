@@ -118,6 +118,8 @@ function loadBlocklist(path: string): Blocklist {
     throw error;
   }
 }
+/** See the listen options in serve(); longer than BODY_DEADLINE_MS in http/body.ts. */
+const IDLE_TIMEOUT_S = 15;
 
 async function serve(config: Config): Promise<number> {
   let blocklist: Blocklist | undefined;
@@ -163,6 +165,12 @@ async function serve(config: Config): Promise<number> {
     // Bodies past the API's own 64 KiB limit are refused with JSON 413 by the app;
     // this only stops a giant upload from being buffered at all.
     maxRequestBodySize: 1024 * 1024,
+    // Seconds a connection may go without progress: a keep-alive connection between
+    // requests, a request whose body stalls (or trickles: the bytes do not reset it), a
+    // reader that stops taking a streamed list. Longer than the body deadline
+    // (http/body.ts), so that a stalled body is answered 408 before it is dropped.
+    // Headers are bounded by Bun itself (about 10 s from the first byte, not adjustable).
+    idleTimeout: IDLE_TIMEOUT_S,
   });
   const server = app.server;
   if (server === null) throw new Error('server did not start');
@@ -192,8 +200,21 @@ async function serve(config: Config): Promise<number> {
       stopping = true;
       log.info(`kurz: ${signal} received, shutting down`);
       // Stop accepting; in-flight requests finish (their clicks join a batch) …
-      await server.stop(false);
-      // … then every pending click and link is committed before the database closes.
+      const finished = server.stop(false);
+      // … but no longer than the deadline: a stalled upload or a reader that stopped
+      // reading must not hold the exit (and the closed port) for as long as it likes.
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const deadline = new Promise<'late'>((done) => {
+        timer = setTimeout(() => done('late'), config.shutdownTimeoutMs);
+      });
+      if ((await Promise.race([finished, deadline])) === 'late') {
+        log.info(
+          `kurz: closing the connections still open after ${config.shutdownTimeoutMs / 1000} s`,
+        );
+        await server.stop(true);
+      }
+      clearTimeout(timer);
+      // Then every pending click and link is committed before the database closes.
       await drainWriters(writers);
       await closeStore(store);
       resolve(0);

@@ -6,16 +6,31 @@ import { ApiError, badRequest, Messages } from '../domain/errors.ts';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
+/**
+ * A body must have arrived whole this long after its request was read. Bun's idle
+ * timeout (set longer in index.ts) would only drop such a connection without a word;
+ * this answers first, with a 408 the client can act on.
+ */
+export const BODY_DEADLINE_MS = 10_000;
+
 /** Stands for a body that is absent or is not valid JSON. */
 export const NOT_JSON: unique symbol = Symbol('not JSON');
 
 /** Elysia parse hook: reads any body as JSON, whatever its Content-Type, within the limit. */
-export async function parseJsonBody({ request }: { request: Request }): Promise<unknown> {
+export function parseJsonBody({ request }: { request: Request }): Promise<unknown> {
+  return readJsonBody(request, BODY_DEADLINE_MS);
+}
+
+/** The body as JSON (or NOT_JSON), 413 past the size limit, 408 if not whole within `deadlineMs`. */
+export async function readJsonBody(request: Request, deadlineMs: number): Promise<unknown> {
   const declared = request.headers.get('content-length');
   if (declared !== null && Number(declared) > MAX_BODY_BYTES) throw tooLarge();
   // With a declared length within the limit, Bun reads the body natively; a chunked
   // body is read piece by piece so that it can be cut off at the limit.
-  const text = declared !== null ? await request.text() : await readText(request);
+  const text = await withinDeadline(
+    declared !== null ? request.text() : readText(request),
+    deadlineMs,
+  );
   if (Buffer.byteLength(text) > MAX_BODY_BYTES) throw tooLarge();
   if (text === '') return NOT_JSON;
   try {
@@ -44,6 +59,21 @@ export function requireObject(body: unknown): Record<string, unknown> {
 
 function tooLarge() {
   return new ApiError(413, Messages.bodyTooLarge);
+}
+
+/**
+ * `reading`, or a 408 once `ms` have passed. The connection is closed after the 408:
+ * the rest of the body, should it come, must not be read as a next request.
+ */
+function withinDeadline<T>(reading: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new ApiError(408, Messages.requestTimeout, { connection: 'close' })),
+      ms,
+    );
+  });
+  return Promise.race([reading, late]).finally(() => clearTimeout(timer));
 }
 
 /** Reads the body as UTF-8, stopping as soon as it passes the limit (chunked bodies too). */

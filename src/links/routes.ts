@@ -11,7 +11,7 @@ import { type Blocklist, checkTarget } from '../domain/targets.ts';
 import { parseTargetUrl } from '../domain/urls.ts';
 import { parseJsonBody, requireJsonObject } from '../http/body.ts';
 import { errorResponses } from '../http/model.ts';
-import { jsonResponse } from '../http/responses.ts';
+import { JSON_TYPE, jsonResponse } from '../http/responses.ts';
 import {
   type AbuseLimits,
   type ClientOf,
@@ -28,6 +28,7 @@ import {
 } from '../store/store.ts';
 import { linkToJson } from './link-json.ts';
 import type { LinkWriter } from './link-writer.ts';
+import { LIST_CHUNK, linkArrayStream } from './list-stream.ts';
 import { CodeParams, linkSchema, PageQuery, ShortenBody } from './model.ts';
 import { nextPageLink, parsePage } from './paging.ts';
 import { QR, type QrFormat } from './qr.ts';
@@ -179,11 +180,22 @@ export function linkRoutes(options: LinkRoutesOptions) {
       async ({ request, owner }) => {
         const query = request.url.indexOf('?');
         const page = parsePage(new URLSearchParams(query === -1 ? '' : request.url.slice(query)));
-        const { links, total } = await store.listLinks({ owner, ...page });
+        // The whole list is streamed: its first chunk is read with the total, in one
+        // transaction, and the rest after it (newer links made meanwhile are not in it).
+        const whole = page.limit === undefined;
+        const limit = whole ? LIST_CHUNK : page.limit;
+        const { links, total } = await store.listLinks({ owner, limit, offset: page.offset });
         const headers: Record<string, string> = { 'x-total-count': String(total) };
         const next = nextPageLink(page, total);
         if (next !== undefined) headers.link = next;
-        return jsonResponse(200, links.map(toJson), headers);
+        if (!whole || links.length < LIST_CHUNK)
+          return jsonResponse(200, links.map(toJson), headers);
+        const body = linkArrayStream({
+          first: links,
+          next: (after) => store.listLinksAfter({ owner, after, limit: LIST_CHUNK }),
+          toJson,
+        });
+        return new Response(body, { headers: { 'content-type': JSON_TYPE, ...headers } });
       },
       {
         query: PageQuery,

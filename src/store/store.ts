@@ -70,6 +70,19 @@ export interface LinkPage {
   total: number;
 }
 
+/** A place in the newest-first order: the list continues with links older than this one. */
+export interface LinkCursor {
+  createdAt: number;
+  id: number;
+}
+
+/** The next `limit` links after `after` in the newest-first order, for streaming a whole list. */
+export interface LinkChunkQuery {
+  owner: number | null;
+  after: LinkCursor;
+  limit: number;
+}
+
 export interface Store {
   /** Returns undefined when the e-mail is already registered. */
   createUser(email: string, passwordHash: string): Promise<User | undefined>;
@@ -83,6 +96,11 @@ export interface Store {
    */
   createLinks(links: readonly NewLink[]): Promise<CreatedLink[]>;
   listLinks(query: LinkQuery): Promise<LinkPage>;
+  /**
+   * Keyset pagination: one short read per call, so streaming a whole list holds no read
+   * transaction open between chunks, and costs the same at the end of it as at the start.
+   */
+  listLinksAfter(query: LinkChunkQuery): Promise<Link[]>;
   findLinkByCode(code: string): Promise<LinkTarget | undefined>;
 
   /** Commits all clicks of a batch, counters and records, in one transaction, or none. */

@@ -13,6 +13,7 @@ import {
   type CreatedLink,
   LINK_LIMIT_REACHED,
   type Link,
+  type LinkChunkQuery,
   type LinkPage,
   type LinkQuery,
   type LinkTarget,
@@ -292,9 +293,29 @@ function linkLists(sqlite: Database) {
   };
 }
 
+/**
+ * The links after a cursor, newest first, with their counts: the next chunk of a streamed
+ * list. The row-value comparison walks the same (created_at DESC, id DESC) indexes as the
+ * pages, starting at the cursor rather than skipping to it.
+ */
+function linkChunks(sqlite: Database) {
+  const chunk = (where: string) => `${CLICKS_OF_LINKS},
+    chunk AS (SELECT id FROM links WHERE ${where}(created_at, id) < (?, ?)
+              ORDER BY created_at DESC, id DESC LIMIT ?)
+    SELECT l.id, l.user_id AS userId, l.original_url AS originalUrl, l.short_code AS shortCode,
+           l.created_at AS createdAt, ${CLICKS_COLUMN}
+    FROM chunk JOIN links l ON l.id = chunk.id ${CLICKS_JOINS}
+    ORDER BY l.created_at DESC, l.id DESC`;
+  return {
+    all: sqlite.prepare<Link, [number, number, number]>(chunk('')),
+    ofUser: sqlite.prepare<Link, [number, number, number, number]>(chunk('user_id = ? AND ')),
+  };
+}
+
 export class SqliteStore implements Store {
   private readonly q;
   private readonly lists: ReturnType<typeof linkLists>;
+  private chunks: ReturnType<typeof linkChunks> | undefined;
   private readonly clicks: ReturnType<typeof clickLog>;
   private readonly readPage: (query: LinkQuery) => LinkPage;
   private readonly insertLinks: (batch: readonly NewLink[]) => CreatedLink[];
@@ -468,6 +489,16 @@ export class SqliteStore implements Store {
     return this.guard(() => this.readPage(query));
   }
 
+  listLinksAfter({ owner, after, limit }: LinkChunkQuery): Promise<Link[]> {
+    return this.guard(() => {
+      // Prepared on first use: most runs never stream a whole list.
+      this.chunks ??= linkChunks(this.sqlite);
+      return owner === null
+        ? this.chunks.all.all(after.createdAt, after.id, limit)
+        : this.chunks.ofUser.all(owner, after.createdAt, after.id, limit);
+    });
+  }
+
   findLinkByCode(code: string): Promise<LinkTarget | undefined> {
     return this.guard(() => this.q.linkByCode.get({ code }));
   }
@@ -534,6 +565,7 @@ export class SqliteStore implements Store {
         (query as { stmt: { finalize(): void } }).stmt.finalize();
       }
       for (const statement of Object.values(this.lists)) statement.finalize();
+      for (const statement of Object.values(this.chunks ?? {})) statement.finalize();
       this.clicks.finalize();
       this.sqlite.run('PRAGMA main.wal_checkpoint(TRUNCATE)');
       this.sqlite.run('PRAGMA counts.wal_checkpoint(TRUNCATE)');

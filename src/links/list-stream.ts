@@ -1,0 +1,55 @@
+// A whole list of links as one JSON array, streamed chunk by chunk: a list of a million
+// links is never held in memory, and a client that stops reading stops the reading.
+
+import type { Link, LinkCursor } from '../store/store.ts';
+import type { LinkJson } from './link-json.ts';
+
+/** Links read per chunk: one short query of a few milliseconds, ~150 KB of JSON. */
+export const LIST_CHUNK = 1000;
+
+export interface ListStreamSource {
+  /** The first chunk, already read (with the total, in one transaction). */
+  first: Link[];
+  /** Reads the next chunk, the links after `after` (at most LIST_CHUNK of them). */
+  next(after: LinkCursor): Promise<Link[]>;
+  toJson(link: Link): LinkJson;
+}
+
+/**
+ * The bytes of `JSON.stringify(links.map(toJson))` for the first chunk and every chunk
+ * after it. Pull-based: Bun asks for more only when the socket has taken what it had,
+ * and only then is the next chunk read, so a client that never reads holds one chunk
+ * (plus the socket's buffers) whatever the list's length. Each read first yields to the
+ * event loop, so other requests are answered between chunks.
+ */
+export function linkArrayStream({ first, next, toJson }: ListStreamSource) {
+  const encoder = new TextEncoder();
+  let after: LinkCursor | undefined;
+  let done = false;
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        if (done) {
+          controller.close();
+          return;
+        }
+        let links = first;
+        if (after !== undefined) {
+          await new Promise((resolve) => setImmediate(resolve));
+          links = await next(after);
+        }
+        const opening = after === undefined ? '[' : ',';
+        const last = links.at(-1);
+        done = links.length < LIST_CHUNK || last === undefined;
+        if (last !== undefined) after = { createdAt: last.createdAt, id: last.id };
+        const items = links.map((link) => JSON.stringify(toJson(link))).join(',');
+        // A chunk that turns out empty adds nothing but the closing bracket.
+        const text = items === '' ? (opening === '[' ? '[]' : ']') : opening + items;
+        controller.enqueue(encoder.encode(done && items !== '' ? `${text}]` : text));
+        if (done) controller.close();
+      },
+    },
+    // Pull only when the queue is empty, so no chunk is read ahead of the client.
+    { highWaterMark: 0 },
+  );
+}
