@@ -4,7 +4,7 @@ import { Elysia } from 'elysia';
 import { normalizeEmail, parseRegistration, requireCredentials } from '../domain/accounts.ts';
 import { ApiError, badRequest, Messages } from '../domain/errors.ts';
 import { parseJsonBody, requireJsonObject } from '../http/body.ts';
-import { errorResponses } from '../http/model.ts';
+import { errorResponse, errorResponses } from '../http/model.ts';
 import type { Store, User } from '../store/store.ts';
 import { LoginBody, RegisterBody, Session } from './model.ts';
 import type { PasswordHasher } from './passwords.ts';
@@ -40,8 +40,9 @@ export function authRoutes({ store, secret, tokenTtlSeconds, passwords }: AuthRo
         parse: parseJsonBody,
         transform: requireJsonObject,
         body: RegisterBody,
-        response: { 200: Session, ...errorResponses(400, 413, 503) },
+        response: { 200: Session, ...errorResponses(400, 403, 413, 429, 500, 503) },
         detail: {
+          operationId: 'register',
           tags: ['accounts'],
           summary: 'Register',
           description:
@@ -65,8 +66,15 @@ export function authRoutes({ store, secret, tokenTtlSeconds, passwords }: AuthRo
         parse: parseJsonBody,
         transform: requireJsonObject,
         body: LoginBody,
-        response: { 200: Session, ...errorResponses(400, 401, 413, 503) },
+        response: {
+          200: Session,
+          ...errorResponses(400, 403, 413, 429, 500, 503),
+          401: errorResponse(401, {
+            description: '`Invalid credentials`: no account has this e-mail and password.',
+          }),
+        },
         detail: {
+          operationId: 'login',
           tags: ['accounts'],
           summary: 'Log in',
           description:
