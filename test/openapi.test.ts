@@ -77,6 +77,18 @@ describe.each(['accounts', 'open'] as const)('GET /api/openapi.json (%s mode)', 
     await SwaggerParser.validate(structuredClone(doc));
   });
 
+  test('is the same once the routes have answered requests', async () => {
+    const { doc } = await documentOf(mode);
+    const app = await TestApp.init(mode);
+    const client = mode === 'accounts' ? await app.user() : app.anonymous();
+    const link = await client.link('https://example.com/');
+    await client.shorten({ url: 'nope' });
+    await client.links('?limit=1');
+    await app.get(`/${link.short_code}`);
+    await app.post('/api/auth/login', { email: 'ann@example.com', password: 'wrong' });
+    expect((await app.get('/api/openapi.json')).json).toEqual(doc);
+  });
+
   test("has no errors under Redocly's recommended rules", async () => {
     const { text } = await documentOf(mode);
     const config = await createConfig({ extends: ['recommended'] });

@@ -118,10 +118,14 @@ function operations(paths: Json): Json[] {
  * Says kurz's schema options in standard JSON Schema: a rule's format of our own
  * becomes the keywords it registered (http/model.ts), and the `error` option (the
  * message a failing field gets) goes, as it is not JSON Schema. A property *named*
- * error (the error body's) is an object, so it stays.
+ * error (the error body's) is an object, so it stays. Elysia marks each schema it
+ * compiles `additionalProperties: false` (it drops unknown fields rather than refuse
+ * them); kurz sets it nowhere, so it goes too, and the document does not change once
+ * the routes have answered requests.
  */
 function standardKeywords(node: Json): void {
   if (typeof node.error === 'string') delete node.error;
+  if (node.additionalProperties === false) delete node.additionalProperties;
   const keywords = typeof node.format === 'string' ? keywordsOfRule(node.format) : undefined;
   if (keywords) {
     delete node.format;
