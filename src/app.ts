@@ -107,7 +107,7 @@ export function createApp(deps: AppDeps) {
   })
     .use(errorHandler(log))
     // The document describes the finished app, so it reads the routes when first asked.
-    .use(apiDocs(mode, () => finished))
+    .use(apiDocs(mode, () => finished, deps.baseUrl))
     .use(healthRoutes(store))
     .use(webRoutes({ mode, baseUrl: deps.baseUrl }))
     .use(

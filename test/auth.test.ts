@@ -262,6 +262,50 @@ describe('tokens on protected endpoints', () => {
     }
   });
 
+  test('every 401 Unauthorized carries WWW-Authenticate: Bearer (RFC 6750)', async () => {
+    const app = await TestApp.init();
+    const ann = await app.user();
+    const gone = await app.user();
+    const code = (await ann.link()).short_code;
+    app.sqlite.run('DELETE FROM users WHERE id = ?', [gone.user?.id as number]);
+    // Every route the document says needs the bearer token, with a code that exists.
+    const doc = (await app.get('/api/openapi.json')).json;
+    const routes = Object.entries(doc.paths as Record<string, Record<string, { security?: [] }>>)
+      .flatMap(([path, item]) =>
+        Object.entries(item)
+          .filter(([, op]) => op.security?.length)
+          .map(([method, _]) => [method.toUpperCase(), path.replace('{code}', code)] as const),
+      )
+      .sort();
+    expect(routes).toEqual([
+      ['GET', '/api/links'],
+      ['GET', `/api/links/${code}/qr.png`],
+      ['GET', `/api/links/${code}/qr.svg`],
+      ['POST', '/api/shorten'],
+    ]);
+    const refusals: Record<string, string>[] = [
+      {},
+      { authorization: 'Bearer abc.def.ghi' },
+      { authorization: 'Basic dXNlcjpwYXNz' },
+      { authorization: `Bearer ${gone.token}` },
+    ];
+    for (const [method, path] of routes) {
+      for (const headers of refusals) {
+        const reply = await app.request(method, path, {
+          json: method === 'POST' ? { url: 'https://example.com' } : undefined,
+          headers,
+        });
+        expect([method, path, reply.status, reply.json]).toEqual([
+          method,
+          path,
+          401,
+          { error: 'Unauthorized' },
+        ]);
+        expect(reply.headers.get('www-authenticate')).toBe('Bearer');
+      }
+    }
+  });
+
   test('the Bearer scheme is case-insensitive', async () => {
     const app = await TestApp.init();
     const ann = await app.user();

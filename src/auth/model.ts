@@ -5,6 +5,7 @@ import { Type } from '@sinclair/typebox';
 import { t } from 'elysia';
 import {
   checkPassword,
+  EMAIL_MAX_LENGTH,
   PASSWORD_MAX_LENGTH,
   PASSWORD_MIN_LENGTH,
   parseEmail,
@@ -13,8 +14,16 @@ import {
 } from '../domain/accounts.ts';
 import { bodyError, ruleFormat } from '../http/model.ts';
 
-const email = ruleFormat('kurz-email', parseEmail);
-const password = ruleFormat('kurz-password', checkPassword);
+// An e-mail is trimmed before it is checked, so its pattern allows the spaces around
+// it; inside, one @ and a dot in the domain. JSON Schema counts lengths in code points,
+// as the password rule does.
+const email = ruleFormat('kurz-email', parseEmail, {
+  pattern: '^\\s*[^\\s@]+@[^\\s@.][^\\s@]*\\.[^\\s@]+\\s*$',
+});
+const password = ruleFormat('kurz-password', checkPassword, {
+  minLength: PASSWORD_MIN_LENGTH,
+  maxLength: PASSWORD_MAX_LENGTH,
+});
 
 const registerError = bodyError(parseRegistration);
 export const RegisterBody = t.Object(
@@ -22,7 +31,7 @@ export const RegisterBody = t.Object(
     email: t.String({
       format: email,
       error: registerError,
-      description: 'Trimmed and lower-cased; at most 255 characters, of the form local@domain.tld.',
+      description: `Trimmed and lower-cased; then at most ${EMAIL_MAX_LENGTH} characters, of the form local@domain.tld.`,
       examples: ['ann@example.com'],
     }),
     password: t.String({
@@ -32,7 +41,7 @@ export const RegisterBody = t.Object(
       examples: ['correct horse 42'],
     }),
   },
-  { error: registerError },
+  { error: registerError, title: 'RegisterRequest', description: 'A new account.' },
 );
 
 const loginError = bodyError(requireCredentials);
@@ -41,13 +50,16 @@ export const LoginBody = t.Object(
     email: t.String({ error: loginError, examples: ['ann@example.com'] }),
     password: t.String({ error: loginError, examples: ['correct horse 42'] }),
   },
-  { error: loginError },
+  { error: loginError, title: 'Credentials', description: 'A registered account.' },
 );
 
 export const Session = t.Object(
   {
     token: t.String({ description: 'An HS256 JWT for `Authorization: Bearer <token>`.' }),
-    user: t.Object({ id: Type.Integer(), email: t.String() }),
+    user: t.Object(
+      { id: Type.Integer(), email: t.String({ description: 'Trimmed and lower-cased.' }) },
+      { title: 'User', description: 'The public user.' },
+    ),
   },
-  { description: 'A token and the public user.' },
+  { title: 'Session', description: 'A token and the public user.' },
 );

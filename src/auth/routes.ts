@@ -4,7 +4,7 @@ import { Elysia } from 'elysia';
 import { normalizeEmail, parseRegistration, requireCredentials } from '../domain/accounts.ts';
 import { ApiError, badRequest, Messages } from '../domain/errors.ts';
 import { parseJsonBody, requireJsonObject } from '../http/body.ts';
-import { errorResponses } from '../http/model.ts';
+import { errorResponse, errorResponses } from '../http/model.ts';
 import {
   type AbuseLimits,
   type ClientOf,
@@ -51,8 +51,9 @@ export function authRoutes(options: AuthRoutesOptions) {
         parse: parseJsonBody,
         transform: [perClient(limits?.register, clientOf), requireJsonObject],
         body: RegisterBody,
-        response: { 200: Session, ...errorResponses(400, 413, 503) },
+        response: { 200: Session, ...errorResponses(400, 403, 413, 429, 500, 503) },
         detail: {
+          operationId: 'register',
           tags: ['accounts'],
           summary: 'Register',
           description:
@@ -89,8 +90,15 @@ export function authRoutes(options: AuthRoutesOptions) {
         // anything of the body is looked at.
         transform: [perClientLeft(limits?.login, clientOf), requireJsonObject],
         body: LoginBody,
-        response: { 200: Session, ...errorResponses(400, 401, 413, 503) },
+        response: {
+          200: Session,
+          ...errorResponses(400, 403, 413, 429, 500, 503),
+          401: errorResponse(401, {
+            description: '`Invalid credentials`: no account has this e-mail and password.',
+          }),
+        },
         detail: {
+          operationId: 'login',
           tags: ['accounts'],
           summary: 'Log in',
           description:

@@ -6,7 +6,7 @@ import { badRequest, Messages } from './errors.ts';
 export const CODE_MAX_LENGTH = 32;
 export const GENERATED_CODE_LENGTH = 7;
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-const CODE_PATTERN = /^[A-Za-z0-9_-]{1,32}$/;
+export const CODE_PATTERN = /^[A-Za-z0-9_-]{1,32}$/;
 
 /**
  * Top-level names the service serves or keeps for itself, compared case-insensitively.

@@ -24,6 +24,7 @@ export function healthRoutes(store: Store) {
         }),
       },
       detail: {
+        operationId: 'health',
         tags: ['health'],
         summary: 'Health check',
         description: 'Needs no token. The body is a JSON string.',

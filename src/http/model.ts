@@ -1,18 +1,34 @@
-// Shared TypeBox pieces for route schemas: the error body, and the bridge from a
-// domain rule to a schema, so that a route's schema (which Elysia validates and the
-// OpenAPI document describes) and the domain's checks are one and the same rule.
+// Shared TypeBox pieces for route schemas: the error body, the responses and headers
+// routes declare, and the bridge from a domain rule to a schema, so that a route's
+// schema (which Elysia validates and the OpenAPI document describes) and the domain's
+// checks are one and the same rule.
 
-import { t } from 'elysia';
+import { Type } from '@sinclair/typebox';
+import { type TSchema, t } from 'elysia';
 import { FormatRegistry } from 'elysia/type-system';
 import { ApiError, type Message, Messages } from '../domain/errors.ts';
 
+/** A schema's `title` names it: the OpenAPI document lists it once, as a component. */
 export const ErrorBody = t.Object(
   { error: t.String({ description: 'What went wrong, in words a person can act on.' }) },
-  { description: 'Every error: `{"error": "<message>"}`.' },
+  { title: 'Error', description: 'Every error: `{"error": "<message>"}`.' },
 );
 
-/** Registers a string format that holds exactly when the domain rule accepts the value. */
-export function ruleFormat(name: string, rule: (value: string) => unknown): string {
+/** JSON Schema keywords that say a rule's format in standard terms, by format name. */
+const ruleKeywords = new Map<string, Record<string, unknown>>();
+
+/**
+ * Registers a string format that holds exactly when the domain rule accepts the value,
+ * so that validation runs the domain's own check. `keywords` say the same rule in
+ * standard JSON Schema for the published document (formats of our own mean nothing to
+ * other tools): they must hold for every value the rule accepts, and are made from the
+ * rule's own constants.
+ */
+export function ruleFormat(
+  name: string,
+  rule: (value: string) => unknown,
+  keywords: Record<string, unknown>,
+): string {
   FormatRegistry.Set(name, (value) => {
     try {
       rule(value);
@@ -21,7 +37,13 @@ export function ruleFormat(name: string, rule: (value: string) => unknown): stri
       return false;
     }
   });
+  ruleKeywords.set(name, keywords);
   return name;
+}
+
+/** The standard keywords of a format registered by ruleFormat, if it is one. */
+export function keywordsOfRule(format: string): Record<string, unknown> | undefined {
+  return ruleKeywords.get(format);
 }
 
 /**
@@ -44,9 +66,75 @@ export function bodyError(parse: (body: Record<string, unknown>) => unknown) {
   };
 }
 
+/**
+ * A response schema with the headers the answer carries, for the document (the
+ * generator reads `headers`; each header's description says what it holds).
+ */
+export function withHeaders<S extends TSchema>(schema: S, headers: Record<string, TSchema>): S {
+  return { ...schema, headers };
+}
+
+/** Headers of the answers kurz sends, by name. */
+export const ResponseHeaders = {
+  wwwAuthenticate: t.String({
+    const: 'Bearer',
+    description: '`Bearer` (RFC 6750): the request needs `Authorization: Bearer <token>`.',
+  }),
+  retryAfter: Type.Integer({
+    minimum: 0,
+    description: 'Whole seconds until a request may pass again.',
+  }),
+  requestId: t.String({
+    description: 'The id under which the fault was logged, to quote when reporting it.',
+  }),
+};
+
+/** What each error status means on kurz's routes, and the headers it carries. */
+const ERRORS = {
+  400: { description: 'The request breaks a rule; the message says which.' },
+  401: {
+    description: '`Unauthorized`: the bearer token is missing, invalid or expired.',
+    headers: { 'WWW-Authenticate': ResponseHeaders.wwwAuthenticate },
+  },
+  403: {
+    description:
+      '`Cross-origin request refused`: a browser sent it from a site not allowed by `--cors-origins`. Creating a link in accounts mode may also answer `Link limit reached`: the account owns as many links as the operator allows.',
+  },
+  404: { description: '`Not found`.' },
+  413: { description: '`Request body too large`: over 64 KiB.' },
+  429: {
+    description: '`Too many requests`: a rate limit was reached.',
+    headers: { 'Retry-After': ResponseHeaders.retryAfter },
+  },
+  500: {
+    description: '`Internal server error`: an unexpected fault, logged with a request id.',
+    headers: { 'X-Request-Id': ResponseHeaders.requestId },
+  },
+  503: { description: '`Database unavailable`.' },
+} as const;
+
+export type ErrorStatus = keyof typeof ERRORS;
+
+interface ErrorMeaning {
+  description: string;
+  headers?: Record<string, TSchema>;
+}
+
+/**
+ * The error body answered with `status`, as that status means on any route, or as
+ * `meaning` says where a route gives it a meaning of its own.
+ */
+export function errorResponse(status: ErrorStatus, meaning: ErrorMeaning = ERRORS[status]) {
+  const schema = t.Object(ErrorBody.properties, {
+    title: 'Error',
+    description: meaning.description,
+  });
+  return meaning.headers ? withHeaders(schema, meaning.headers) : schema;
+}
+
 /** Response schemas of the errors a route can answer, for the OpenAPI document. */
-export function errorResponses(...statuses: (400 | 401 | 403 | 404 | 413 | 500 | 503)[]) {
-  return Object.fromEntries(statuses.map((status) => [status, ErrorBody])) as Record<
+export function errorResponses(...statuses: ErrorStatus[]) {
+  return Object.fromEntries(statuses.map((status) => [status, errorResponse(status)])) as Record<
     number,
     typeof ErrorBody
   >;

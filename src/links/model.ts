@@ -4,18 +4,33 @@
 import { Type } from '@sinclair/typebox';
 import { t } from 'elysia';
 import type { Mode } from '../config/config.ts';
-import { CODE_MAX_LENGTH, parseCustomCode } from '../domain/codes.ts';
+import { CODE_MAX_LENGTH, CODE_PATTERN, parseCustomCode } from '../domain/codes.ts';
 import { Messages } from '../domain/errors.ts';
 import { parseSource, SOURCE_MAX_LENGTH } from '../domain/sources.ts';
 import { parseTargetUrl, URL_MAX_LENGTH } from '../domain/urls.ts';
-import { bodyError, ruleFormat } from '../http/model.ts';
-import { parseLimit, parseOffset } from './paging.ts';
+import { bodyError, ruleFormat, withHeaders } from '../http/model.ts';
+import { MAX_PAGE, parseLimit, parseOffset } from './paging.ts';
 
-const url = ruleFormat('kurz-url', parseTargetUrl);
-const customCode = ruleFormat('kurz-custom-code', parseCustomCode);
-const source = ruleFormat('kurz-source', parseSource);
-const limit = ruleFormat('kurz-limit', parseLimit);
-const offset = ruleFormat('kurz-offset', parseOffset);
+// Each rule's standard keywords hold for every value the rule accepts; what they cannot
+// say (reserved words, a host, no control characters) the descriptions say.
+const url = ruleFormat('kurz-url', parseTargetUrl, {
+  maxLength: URL_MAX_LENGTH,
+  // The scheme, then an authority that starts with a host; no whitespace anywhere.
+  pattern: '^https?://[^\\s/?#]\\S*$',
+});
+const customCode = ruleFormat('kurz-custom-code', parseCustomCode, {
+  minLength: 1,
+  maxLength: CODE_MAX_LENGTH,
+  pattern: CODE_PATTERN.source,
+});
+const source = ruleFormat('kurz-source', parseSource, { maxLength: SOURCE_MAX_LENGTH });
+// The query is read as text and checked by the domain rule; to a client, these are integers.
+const limit = ruleFormat('kurz-limit', parseLimit, {
+  type: 'integer',
+  minimum: 1,
+  maximum: MAX_PAGE,
+});
+const offset = ruleFormat('kurz-offset', parseOffset, { type: 'integer', minimum: 0 });
 
 /** Why a create body is wrong: the domain's checks, in their order. */
 function shortenProblem(body: Record<string, unknown>): void {
@@ -48,7 +63,11 @@ export const ShortenBody = t.Object(
       }),
     ),
   },
-  { error, description: 'A JSON object (any Content-Type is read as JSON); at most 64 KiB.' },
+  {
+    error,
+    title: 'ShortenRequest',
+    description: 'A JSON object (any Content-Type is read as JSON); at most 64 KiB.',
+  },
 );
 
 const linkFields = {
@@ -70,9 +89,23 @@ export function linkSchema(mode: Mode) {
           ...linkFields,
           user_id: t.Union([Type.Integer(), t.Null()], { description: 'The owner.' }),
         },
-        { description: 'A short link.' },
+        { title: 'Link', description: 'A short link.' },
       )
-    : t.Object(linkFields, { description: 'A short link.' });
+    : t.Object(linkFields, { title: 'Link', description: 'A short link.' });
+}
+
+/** The list: its links, with the paging headers. */
+export function linkListSchema(mode: Mode) {
+  return withHeaders(t.Array(linkSchema(mode), { description: 'The links, newest first.' }), {
+    'X-Total-Count': Type.Integer({
+      minimum: 0,
+      description: 'How many links the whole list holds, whatever the page.',
+    }),
+    Link: t.String({
+      description:
+        'RFC 8288, on a page with more after it: `</api/links?limit=N&offset=M>; rel="next"`.',
+    }),
+  });
 }
 
 export const PageQuery = t.Object(
@@ -81,7 +114,7 @@ export const PageQuery = t.Object(
       t.String({
         format: limit,
         error: Messages.pageRule,
-        description: 'Page size, 1 to 1000. Without it, the whole list (from offset).',
+        description: `Page size, 1 to ${MAX_PAGE}. Without it, the whole list (from offset).`,
       }),
     ),
     offset: t.Optional(

@@ -29,7 +29,7 @@ import {
 import { linkToJson } from './link-json.ts';
 import type { LinkWriter } from './link-writer.ts';
 import { LIST_CHUNK, linkArrayStream } from './list-stream.ts';
-import { CodeParams, linkSchema, PageQuery, ShortenBody } from './model.ts';
+import { CodeParams, linkListSchema, linkSchema, PageQuery, ShortenBody } from './model.ts';
 import { nextPageLink, parsePage } from './paging.ts';
 import { QR, type QrFormat } from './qr.ts';
 
@@ -120,7 +120,6 @@ export function linkRoutes(options: LinkRoutesOptions) {
   const Link = linkSchema(mode);
   // In accounts mode every link route needs a bearer token.
   const authErrors = mode === 'accounts' ? ([401] as const) : ([] as const);
-  const quotaErrors = mode === 'accounts' ? ([403] as const) : ([] as const);
   const docs = {
     tags: ['links'],
     ...(mode === 'accounts' ? { security: [{ bearer: [] }] } : {}),
@@ -136,13 +135,13 @@ export function linkRoutes(options: LinkRoutesOptions) {
       },
     });
   }
-  const qrHooks = (format: QrFormat) => ({
+  const qrHooks = (format: QrFormat, operationId: string) => ({
     params: CodeParams,
     response: {
       200: t.String({ contentMediaType: format.type, description: format.description }),
-      ...errorResponses(...authErrors, 404),
+      ...errorResponses(...authErrors, 404, 500, 503),
     },
-    detail: { ...docs, summary: `QR code of a short URL (${format.name})` },
+    detail: { ...docs, operationId, summary: `QR code of a short URL (${format.name})` },
   });
 
   return new Elysia({ name: 'kurz/links', seed: mode })
@@ -166,10 +165,11 @@ export function linkRoutes(options: LinkRoutesOptions) {
         body: ShortenBody,
         response: {
           201: Link,
-          ...errorResponses(400, ...authErrors, ...quotaErrors, 413, 503),
+          ...errorResponses(400, ...authErrors, 403, 413, 429, 500, 503),
         },
         detail: {
           ...docs,
+          operationId: 'shorten',
           summary: 'Shorten a URL',
           description: `Creates a short link${mode === 'accounts' ? ' owned by the caller' : ''}. Checks, in order: body size (413), ${mode === 'accounts' ? 'token (401), ' : ''}a JSON object, \`url\`, \`custom_code\` (\`This code is reserved and cannot be used\` for reserved words), \`source\`, then \`Custom code already taken\`${mode === 'accounts' ? ' and the per-user quota (403 `Link limit reached`)' : ''}. The 201 is sent once the link is committed.`,
         },
@@ -199,9 +199,13 @@ export function linkRoutes(options: LinkRoutesOptions) {
       },
       {
         query: PageQuery,
-        response: { 200: t.Array(Link), ...errorResponses(400, ...authErrors, 503) },
+        response: {
+          200: linkListSchema(mode),
+          ...errorResponses(400, ...authErrors, 500, 503),
+        },
         detail: {
           ...docs,
+          operationId: 'listLinks',
           summary: mode === 'accounts' ? 'List your links' : 'List all links',
           description:
             'Newest first (created_at, then id). Without parameters, the whole list; `limit` and `offset` page it. Every answer has `X-Total-Count`; a page with more after it has `Link: </api/links?limit=N&offset=M>; rel="next"`.',
@@ -211,11 +215,11 @@ export function linkRoutes(options: LinkRoutesOptions) {
     .get(
       '/api/links/:code/qr.svg',
       ({ params, owner }) => qrAnswer(params.code, owner, QR.svg),
-      qrHooks(QR.svg),
+      qrHooks(QR.svg, 'getLinkQrSvg'),
     )
     .get(
       '/api/links/:code/qr.png',
       ({ params, owner }) => qrAnswer(params.code, owner, QR.png),
-      qrHooks(QR.png),
+      qrHooks(QR.png, 'getLinkQrPng'),
     );
 }

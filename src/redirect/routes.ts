@@ -9,7 +9,7 @@ import type { Mode } from '../config/config.ts';
 import { isCodeShaped } from '../domain/codes.ts';
 import { Messages, tooManyRequests } from '../domain/errors.ts';
 import { clickReferrer, clickUserAgent, cut, SOURCE_MAX_LENGTH } from '../domain/sources.ts';
-import { ErrorBody } from '../http/model.ts';
+import { errorResponses, withHeaders } from '../http/model.ts';
 import { errorResponse } from '../http/responses.ts';
 import {
   type AbuseLimits,
@@ -126,14 +126,25 @@ export function redirectRoutes(redirect: Redirect, mode: Mode) {
           }
         : {}),
       response: {
-        307: t.Void({
-          description:
-            'To the original URL, in `Location` (non-ASCII percent-encoded), with `Cache-Control: private, no-store`. The click is committed before this answer is sent. HEAD answers the same and counts nothing.',
-        }),
-        404: ErrorBody,
-        503: ErrorBody,
+        307: withHeaders(
+          t.Void({
+            description:
+              'To the original URL. The click is committed before this answer is sent; HEAD answers the same and counts nothing.',
+          }),
+          {
+            Location: t.String({
+              description: 'The original URL, byte for byte (non-ASCII percent-encoded as UTF-8).',
+            }),
+            'Cache-Control': t.String({
+              const: 'private, no-store',
+              description: 'Every follow is counted, so no cache may answer in its place.',
+            }),
+          },
+        ),
+        ...errorResponses(404, 429, 500, 503),
       },
       detail: {
+        operationId: 'redirect',
         tags: ['redirect'],
         summary: 'Follow a short link',
         description:

@@ -5,6 +5,7 @@
 
 import { type AnyElysia, Elysia, type TSchema } from 'elysia';
 import type { Mode } from '../config/config.ts';
+import { ErrorBody, keywordsOfRule } from '../http/model.ts';
 import { VERSION } from '../version.ts';
 import { escapeHtml } from './html.ts';
 import { SECURITY_HEADERS } from './routes.ts';
@@ -16,7 +17,11 @@ const OPENAPI_VERSION = '3.1.0';
 // biome-ignore lint/suspicious/noExplicitAny: an OpenAPI document is free-form JSON
 type Json = any;
 
-function documentation(mode: Mode) {
+/** Bun serves HEAD of this path beside GET (redirect/routes.ts); Elysia's table has GET only. */
+const REDIRECT_PATH = '/{code}';
+const REF_PREFIX = '#/components/schemas/';
+
+function documentation(mode: Mode, baseUrl: string) {
   return {
     info: {
       title: 'kurz',
@@ -25,7 +30,9 @@ function documentation(mode: Mode) {
         mode === 'accounts'
           ? 'A self-hosted link shortener, in accounts mode: register or log in for a token, then create and list your own links. Errors are always `{"error": "<message>"}`.'
           : 'A self-hosted link shortener, in open mode: no accounts; anyone may create links, and the list shows all of them. Errors are always `{"error": "<message>"}`.',
+      license: { name: 'MIT', identifier: 'MIT' },
     },
+    servers: [{ url: baseUrl, description: 'This kurz, at its public address.' }],
     tags: [
       ...(mode === 'accounts'
         ? [{ name: 'accounts', description: 'Registering and logging in.' }]
@@ -49,9 +56,9 @@ function documentation(mode: Mode) {
 }
 
 /** The OpenAPI document of an app, from its routes' schemas and details. */
-export async function openApiDocument(app: AnyElysia, mode: Mode): Promise<Json> {
+export async function openApiDocument(app: AnyElysia, mode: Mode, baseUrl: string): Promise<Json> {
   const { toOpenAPISchema, unwrapSchema } = await import('@elysiajs/openapi/openapi');
-  const { paths, components } = toOpenAPISchema(
+  const generated = toOpenAPISchema(
     app,
     // staticFile: the QR routes end in .svg and .png but are API routes.
     { paths: ['/', '/assets/:name', SPEC_PATH, DOCS_PATH], staticFile: false },
@@ -63,75 +70,154 @@ export async function openApiDocument(app: AnyElysia, mode: Mode): Promise<Json>
   // the generator cannot name a media type for: they are JSON.
   for (const route of app.routes) {
     const body = route.hooks?.body as TSchema | undefined;
-    const operation = paths[route.path.replace(/:([^/]+)/g, '{$1}')]?.[route.method.toLowerCase()];
+    const operation =
+      generated.paths[route.path.replace(/:([^/]+)/g, '{$1}')]?.[route.method.toLowerCase()];
     if (body && operation?.requestBody) {
       operation.requestBody.content = {
         'application/json': { schema: unwrapSchema(body, undefined, 'input', OPENAPI_VERSION) },
       };
     }
   }
-  const docs = documentation(mode);
-  dropErrorOptions(paths);
+  // The schemas carry what is not JSON (the `error` functions, TypeBox's symbols), and
+  // share nodes between operations: from here on the document is a tree of plain JSON.
+  const paths = JSON.parse(JSON.stringify(generated.paths));
+  const docs = documentation(mode, baseUrl);
+  visit(paths, standardKeywords);
   fixResponses(paths);
+  describeHead(paths);
+  for (const op of operations(paths)) op.security ??= [];
+  const schemas = nameSchemas(paths, [ErrorBody]);
   return {
     openapi: OPENAPI_VERSION,
     info: docs.info,
+    servers: docs.servers,
     tags: docs.tags,
     paths,
     components: {
-      schemas: components.schemas ?? {},
+      schemas,
       ...(docs.securitySchemes ? { securitySchemes: docs.securitySchemes } : {}),
     },
   };
 }
 
-/**
- * Removes the `error` options of kurz's schemas (the message a failing field gets, see
- * http/model.ts) from the document: they are not JSON Schema. A property *named*
- * error (the error body's) is an object, so it stays.
- */
-function dropErrorOptions(node: Json): void {
+/** Calls `fn` on every object of a JSON tree, children first. */
+function visit(node: Json, fn: (node: Json) => void): void {
   if (Array.isArray(node)) {
-    for (const item of node) dropErrorOptions(item);
+    for (const item of node) visit(item, fn);
   } else if (node !== null && typeof node === 'object') {
-    if (typeof node.error === 'string') delete node.error;
-    for (const value of Object.values(node)) dropErrorOptions(value);
+    for (const value of Object.values(node)) visit(value, fn);
+    fn(node);
+  }
+}
+
+function operations(paths: Json): Json[] {
+  return Object.values(paths as Record<string, Json>).flatMap((item) => Object.values(item));
+}
+
+/**
+ * Says kurz's schema options in standard JSON Schema: a rule's format of our own
+ * becomes the keywords it registered (http/model.ts), and the `error` option (the
+ * message a failing field gets) goes, as it is not JSON Schema. A property *named*
+ * error (the error body's) is an object, so it stays. Elysia marks each schema it
+ * compiles `additionalProperties: false` (it drops unknown fields rather than refuse
+ * them); kurz sets it nowhere, so it goes too, and the document does not change once
+ * the routes have answered requests.
+ */
+function standardKeywords(node: Json): void {
+  if (typeof node.error === 'string') delete node.error;
+  if (node.additionalProperties === false) delete node.additionalProperties;
+  const keywords = typeof node.format === 'string' ? keywordsOfRule(node.format) : undefined;
+  if (keywords) {
+    delete node.format;
+    Object.assign(node, keywords);
   }
 }
 
 /**
- * Says what the generator cannot: the 307 has no body but a Location header, /health
- * answers JSON strings (Elysia's `t.Literal` reads as text), and the QR routes answer
- * images, not text.
+ * Says what the generator cannot: the 307 has no body, /health answers JSON strings
+ * (Elysia's `t.Literal` reads as text), the QR routes answer images, not text; and a
+ * header's description belongs to the header, not to its schema.
  */
 function fixResponses(paths: Json): void {
-  for (const item of Object.values(paths as Record<string, Json>)) {
-    for (const op of Object.values(item as Record<string, Json>)) {
-      for (const [status, response] of Object.entries(
-        (op.responses ?? {}) as Record<string, Json>,
-      )) {
-        const text = response.content?.['text/plain']?.schema;
-        if (response.content?.type === 'void') delete response.content;
-        else if (text?.contentMediaType) response.content = { [text.contentMediaType]: {} };
-        else if (text?.const !== undefined)
-          response.content = { 'application/json': { schema: text } };
-        if (status === '307') {
-          response.headers = {
-            Location: { description: 'The original URL.', schema: { type: 'string' } },
-            'Cache-Control': { description: '`private, no-store`', schema: { type: 'string' } },
-          };
-        }
+  for (const op of operations(paths)) {
+    for (const response of Object.values((op.responses ?? {}) as Record<string, Json>)) {
+      const text = response.content?.['text/plain']?.schema;
+      if (response.content?.type === 'void') delete response.content;
+      else if (text?.contentMediaType) response.content = { [text.contentMediaType]: {} };
+      else if (text?.const !== undefined)
+        response.content = { 'application/json': { schema: text } };
+      for (const header of Object.values((response.headers ?? {}) as Record<string, Json>)) {
+        header.description = header.schema.description;
+        delete header.schema.description;
       }
     }
   }
 }
 
-/** The two routes; `app` gives the whole app, whose routes the document describes. */
-export function apiDocs(mode: Mode, app: () => AnyElysia) {
+/** HEAD /{code}: GET's answers without their bodies, and no click counted. */
+function describeHead(paths: Json): void {
+  const item = paths[REDIRECT_PATH];
+  if (!item?.get) return;
+  const get = item.get;
+  item.head = {
+    ...get,
+    operationId: 'redirectHead',
+    summary: 'Check a short link',
+    description: 'Needs no token. The same status and headers as GET, no body, and no click.',
+    parameters: (get.parameters as Json[]).filter((p) => p.in === 'path'),
+    responses: Object.fromEntries(
+      Object.entries(get.responses as Record<string, Json>).map(([status, response]) => [
+        status,
+        { description: response.description, headers: response.headers },
+      ]),
+    ),
+  };
+}
+
+/**
+ * Lists every schema with a `title` once, in components.schemas under that name, and
+ * refers to it by `$ref` wherever it is used, so that code generators name its type.
+ * Uses that differ only in their description are one schema (the error body, whose
+ * meaning at each status is the response's description); `known` gives the component
+ * its own description.
+ */
+function nameSchemas(paths: Json, known: TSchema[]): Record<string, Json> {
+  const schemas: Record<string, Json> = {};
+  for (const schema of known) schemas[schema.title as string] = JSON.parse(JSON.stringify(schema));
+  const shape = ({ description: _, ...rest }: Json) => canonical(rest);
+  visit(paths, (node) => {
+    for (const [key, value] of Object.entries(node as Record<string, Json>)) {
+      if (typeof value?.title !== 'string' || value.type !== 'object') continue;
+      const name = value.title as string;
+      const named = schemas[name];
+      if (named === undefined) schemas[name] = value;
+      else if (shape(named) !== shape(value)) {
+        throw new Error(`two different schemas are named ${name}`);
+      }
+      node[key] = { $ref: `${REF_PREFIX}${name}` };
+    }
+  });
+  return schemas;
+}
+
+/** JSON with its keys sorted, to compare schemas whatever order their keys came in. */
+function canonical(value: Json): string {
+  return JSON.stringify(value, (_, v) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b)))
+      : v,
+  );
+}
+
+/**
+ * The two routes; `app` gives the whole app, whose routes the document describes, and
+ * `baseUrl` the address it is served at (both known only once the app is built and listening).
+ */
+export function apiDocs(mode: Mode, app: () => AnyElysia, baseUrl: () => string) {
   let document: Promise<Json> | undefined;
   let page: string | undefined;
   const spec = () => {
-    document ??= openApiDocument(app(), mode);
+    document ??= openApiDocument(app(), mode, baseUrl());
     return document;
   };
   return new Elysia({ name: 'kurz/api-docs', seed: mode })
@@ -167,34 +253,48 @@ function prose(text: unknown): string {
   return escapeHtml(text).replace(/`([^`]+)`/g, '<code>$1</code>');
 }
 
-function typeOf(schema: Json): string {
+/** Schemas of the document by name, to read a `$ref` by. */
+type Named = Record<string, Json>;
+
+function resolve(schema: Json, named: Named): Json {
+  return schema?.$ref ? named[String(schema.$ref).slice(REF_PREFIX.length)] : schema;
+}
+
+function typeOf(schema: Json, named: Named): string {
   if (!schema) return '';
-  if (schema.anyOf) return schema.anyOf.map(typeOf).join(' or ');
-  if (schema.type === 'array') return `array of ${typeOf(schema.items)}`;
+  if (schema.$ref) return String(schema.$ref).slice(REF_PREFIX.length);
+  if (schema.anyOf) return schema.anyOf.map((s: Json) => typeOf(s, named)).join(' or ');
+  if (schema.type === 'array') return `array of ${typeOf(schema.items, named)}`;
   if (schema.contentMediaType) return schema.contentMediaType;
   if (schema.const !== undefined) return `the JSON string ${JSON.stringify(schema.const)}`;
   if (Array.isArray(schema.type)) return schema.type.join(' or ');
-  return schema.format && !String(schema.format).startsWith('kurz-')
-    ? `${schema.type} (${schema.format})`
-    : String(schema.type ?? 'any');
+  return schema.format ? `${schema.type} (${schema.format})` : String(schema.type ?? 'any');
 }
 
-function fieldsTable(schema: Json): string {
-  const object = schema?.type === 'array' ? schema.items : schema;
-  if (!object?.properties) return `<p>${escapeHtml(typeOf(schema))}</p>`;
+function fieldsTable(given: Json, named: Named): string {
+  const schema = resolve(given, named);
+  const object = resolve(schema?.type === 'array' ? schema.items : schema, named);
+  if (!object?.properties) return `<p>${escapeHtml(typeOf(schema, named))}</p>`;
   const required = new Set<string>(object.required ?? []);
   const rows = Object.entries(object.properties as Record<string, Json>)
     .map(
       ([name, field]) =>
-        `<tr><td><code>${escapeHtml(name)}</code>${required.has(name) ? '' : ' <small>optional</small>'}</td><td>${escapeHtml(typeOf(field))}</td><td>${prose(field.description ?? field.anyOf?.[0]?.description ?? '')}</td></tr>`,
+        `<tr><td><code>${escapeHtml(name)}</code>${required.has(name) ? '' : ' <small>optional</small>'}</td><td>${escapeHtml(typeOf(field, named))}</td><td>${prose(field.description ?? field.anyOf?.[0]?.description ?? '')}</td></tr>`,
     )
     .join('');
   const lead = schema.type === 'array' ? '<p>An array of:</p>' : '';
   return `${lead}<table><thead><tr><th>field</th><th>type</th><th>meaning</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
+function headersList(headers: Json): string {
+  const entries = Object.entries((headers ?? {}) as Record<string, Json>);
+  if (entries.length === 0) return '';
+  return `<ul>${entries.map(([name, header]) => `<li>header <code>${escapeHtml(name)}</code>: ${prose(header.description ?? '')}</li>`).join('')}</ul>`;
+}
+
 /** A plain page for people: every operation with its parameters, body and answers. */
 export function renderDocs(doc: Json): string {
+  const named: Named = doc.components?.schemas ?? {};
   const sections: string[] = [];
   for (const [path, item] of Object.entries(doc.paths as Record<string, Json>)) {
     for (const [method, op] of Object.entries(item as Record<string, Json>)) {
@@ -203,16 +303,16 @@ export function renderDocs(doc: Json): string {
       const responses = Object.entries((op.responses ?? {}) as Record<string, Json>)
         .map(([status, response]) => {
           const schema = Object.values((response.content ?? {}) as Record<string, Json>)[0]?.schema;
-          const shape = schema ? fieldsTable(schema) : '';
-          return `<li><strong>${escapeHtml(status)}</strong> ${prose(response.description ?? '')}${shape}</li>`;
+          const shape = schema ? fieldsTable(schema, named) : '';
+          return `<li><strong>${escapeHtml(status)}</strong> ${prose(response.description ?? '')}${headersList(response.headers)}${shape}</li>`;
         })
         .join('');
       sections.push(`<section id="${escapeHtml(op.operationId)}">
 <h3><span class="method">${escapeHtml(method.toUpperCase())}</span> <code>${escapeHtml(path)}</code></h3>
-<p class="summary">${prose(op.summary ?? '')}${op.security ? ' <span class="auth">bearer token</span>' : ''}</p>
+<p class="summary">${prose(op.summary ?? '')}${op.security?.length ? ' <span class="auth">bearer token</span>' : ''}</p>
 ${op.description ? `<p>${prose(op.description)}</p>` : ''}
 ${params.length ? `<h4>Parameters</h4><table><thead><tr><th>name</th><th>in</th><th>meaning</th></tr></thead><tbody>${params.map((p) => `<tr><td><code>${escapeHtml(p.name)}</code>${p.required ? '' : ' <small>optional</small>'}</td><td>${escapeHtml(p.in)}</td><td>${prose(p.description ?? p.schema?.description ?? '')}</td></tr>`).join('')}</tbody></table>` : ''}
-${body ? `<h4>Request body (JSON)</h4>${fieldsTable(body)}` : ''}
+${body ? `<h4>Request body (JSON)</h4>${fieldsTable(body, named)}` : ''}
 <h4>Responses</h4><ul>${responses}</ul>
 </section>`);
     }
