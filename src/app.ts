@@ -7,7 +7,9 @@ import { authRoutes } from './auth/routes.ts';
 import { ClickWriter } from './clicks/click-writer.ts';
 import type { Mode } from './config/config.ts';
 import { healthRoutes } from './health/routes.ts';
+import { crossOrigin } from './http/cross-origin.ts';
 import { errorHandler, errorToResponse } from './http/error-handler.ts';
+import { responseHeaders, securityHeaders, withHeaders } from './http/headers.ts';
 import { LinkWriter } from './links/link-writer.ts';
 import { linkRoutes } from './links/routes.ts';
 import { consoleLogger, type Logger } from './logger.ts';
@@ -28,6 +30,8 @@ export interface AppDeps {
    * the default (http://localhost:PORT) is known only once the server listens.
    */
   baseUrl: () => string;
+  /** Origins whose pages may call the API from a browser (--cors-origins); none by default. */
+  corsOrigins?: readonly string[];
   /** Given by the binary so it can drain pending writes on shutdown. */
   writers?: Writers;
   cache?: Partial<LinkCacheOptions>;
@@ -64,17 +68,31 @@ export function createApp(deps: AppDeps) {
   const { mode, store } = deps;
   const log = deps.log ?? consoleLogger;
   const writers = deps.writers ?? createWriters(store, log);
-  const cache = new LinkCache(store, { ...DEFAULT_CACHE, ...deps.cache });
   const secret = deps.jwtSecret;
+  // Read once: a base URL given at start-up is known here, and the default one
+  // (http://localhost:PORT, known only once listening) is never https.
+  const headers = securityHeaders(deps.baseUrl());
+  const cache = new LinkCache(store, { ...DEFAULT_CACHE, ...deps.cache }, headers);
 
-  const onFault = (error: unknown, request: Request) => errorToResponse(error, request, log);
-  const redirect = createRedirect({ mode, cache, clicks: writers.clicks, onError: onFault });
+  // The redirect answers outside Elysia (natively served), so its faults get the headers here.
+  const onFault = (error: unknown, request: Request) =>
+    withHeaders(errorToResponse(error, request, log), headers);
+  const redirect = createRedirect({
+    mode,
+    cache,
+    clicks: writers.clicks,
+    onError: onFault,
+    headers,
+  });
   const app = new Elysia({
     strictPath: true,
     // Served by Bun itself when listening; Elysia's own route below answers app.handle().
     serve: { routes: nativeRedirectRoute(redirect, onFault) },
   })
     .use(errorHandler(log))
+    // Before any route reads the request: a cross-site refusal answers first.
+    .use(crossOrigin({ baseUrl: deps.baseUrl, corsOrigins: deps.corsOrigins ?? [] }))
+    .use(responseHeaders(headers))
     // The document describes the finished app, so it reads the routes when first asked.
     .use(apiDocs(mode, () => finished))
     .use(healthRoutes(store))

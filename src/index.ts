@@ -79,6 +79,7 @@ async function serve(config: Config): Promise<number> {
     store,
     jwtSecret,
     tokenTtlSeconds: config.tokenTtlSeconds,
+    corsOrigins: config.corsOrigins,
     writers,
     cache: { size: config.cacheSize },
   });

@@ -19,16 +19,25 @@ export interface RedirectRoutesOptions {
   clicks: ClickWriter;
   /** The answer to a fault (a 503 when the database is unavailable, else a 500). */
   onError: (error: unknown, request: Request) => Response;
+  /** Headers every answer carries (nosniff, HSTS); the 307s get them from the cache. */
+  headers?: Readonly<Record<string, string>>;
 }
 
 /** Answers every request itself: its Promise never rejects. */
 export type Redirect = (code: string, request: Request) => Response | Promise<Response>;
 
-export function createRedirect({ mode, cache, clicks, onError }: RedirectRoutesOptions): Redirect {
+export function createRedirect({
+  mode,
+  cache,
+  clicks,
+  onError,
+  headers = {},
+}: RedirectRoutesOptions): Redirect {
   const trackQuerySource = mode === 'accounts';
   // A click the writer could not commit: it rejects only with StoreUnavailableError (and
   // has logged the batch's failure), so this needs no request and is made once.
-  const clickFailed = () => errorResponse(503, Messages.databaseUnavailable);
+  const clickFailed = () => errorResponse(503, Messages.databaseUnavailable, headers);
+  const notFound = () => errorResponse(404, Messages.notFound, headers);
 
   /** Synchronous on a cache hit; a Promise only when a click must commit or the store be asked. */
   function redirect(code: string, request: Request): Response | Promise<Response> {
@@ -124,10 +133,6 @@ export function nativeRedirectRoute(
     }
   };
   return { '/:code': { GET: handle, HEAD: handle } };
-}
-
-function notFound(): Response {
-  return errorResponse(404, Messages.notFound);
 }
 
 function header(headers: Headers, name: string): string | null {

@@ -31,6 +31,8 @@ export interface AppOptions {
   tokenTtlSeconds?: number;
   secret?: string;
   writers?: Writers;
+  baseUrl?: string;
+  corsOrigins?: readonly string[];
 }
 
 /** Records what the app logs, so tests can read it. */
@@ -62,7 +64,8 @@ export class TestApp {
       store,
       jwtSecret: options.secret ?? SECRET,
       tokenTtlSeconds: options.tokenTtlSeconds ?? 3600,
-      baseUrl: () => BASE_URL,
+      baseUrl: () => options.baseUrl ?? BASE_URL,
+      corsOrigins: options.corsOrigins,
       hashing: CHEAP_HASHING,
       writers: options.writers,
       log,
