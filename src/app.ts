@@ -9,7 +9,9 @@ import { ClickWriter } from './clicks/click-writer.ts';
 import type { Mode, RateLimits } from './config/config.ts';
 import type { Blocklist } from './domain/targets.ts';
 import { healthRoutes } from './health/routes.ts';
+import { crossOrigin } from './http/cross-origin.ts';
 import { errorHandler, errorToResponse } from './http/error-handler.ts';
+import { responseHeaders, securityHeaders, withHeaders } from './http/headers.ts';
 import { LinkWriter } from './links/link-writer.ts';
 import { linkRoutes } from './links/routes.ts';
 import { consoleLogger, type Logger, throttled } from './logger.ts';
@@ -32,6 +34,8 @@ export interface AppDeps {
    * the default (http://localhost:PORT) is known only once the server listens.
    */
   baseUrl: () => string;
+  /** Origins whose pages may call the API from a browser (--cors-origins); none by default. */
+  corsOrigins?: readonly string[];
   /** Given by the binary so it can drain pending writes on shutdown. */
   writers?: Writers;
   cache?: Partial<LinkCacheOptions>;
@@ -85,13 +89,19 @@ export function createApp(deps: AppDeps) {
   const { mode, store } = deps;
   const log = deps.log ?? consoleLogger;
   const writers = deps.writers ?? createWriters(store, log);
-  const cache = new LinkCache(store, { ...DEFAULT_CACHE, ...deps.cache });
   const limits = createAbuseLimits(deps.rateLimits);
   const clientOf = clientResolver(parseTrustedProxies(deps.trustedProxies ?? []), deps.peerAddress);
   const blocklist = deps.blocklist ?? (() => undefined);
   const secret = typeof deps.jwtSecret === 'string' ? new TokenKey(deps.jwtSecret) : deps.jwtSecret;
 
-  const onFault = (error: unknown, request: Request) => errorToResponse(error, request, log);
+  // Read once: a base URL given at start-up is known here, and the default one
+  // (http://localhost:PORT, known only once listening) is never https.
+  const headers = securityHeaders(deps.baseUrl());
+  const cache = new LinkCache(store, { ...DEFAULT_CACHE, ...deps.cache }, headers);
+
+  // The redirect answers outside Elysia (natively served), so its faults get the headers here.
+  const onFault = (error: unknown, request: Request) =>
+    withHeaders(errorToResponse(error, request, log), headers);
   const redirect = createRedirect({
     mode,
     cache,
@@ -99,6 +109,7 @@ export function createApp(deps: AppDeps) {
     onError: onFault,
     limits,
     clientOf,
+    headers,
   });
   const app = new Elysia({
     strictPath: true,
@@ -106,6 +117,9 @@ export function createApp(deps: AppDeps) {
     serve: { routes: nativeRedirectRoute(redirect, onFault) },
   })
     .use(errorHandler(log))
+    // Before any route reads the request: a cross-site refusal answers first.
+    .use(crossOrigin({ baseUrl: deps.baseUrl, corsOrigins: deps.corsOrigins ?? [] }))
+    .use(responseHeaders(headers))
     // The document describes the finished app, so it reads the routes when first asked.
     .use(apiDocs(mode, () => finished, deps.baseUrl))
     .use(healthRoutes(store))

@@ -149,6 +149,7 @@ async function serve(config: Config): Promise<number> {
     store,
     jwtSecret,
     tokenTtlSeconds: config.tokenTtlSeconds,
+    corsOrigins: config.corsOrigins,
     writers,
     cache: { size: config.cacheSize },
     rateLimits: config.rateLimitsEnabled ? config.rateLimits : undefined,

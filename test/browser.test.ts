@@ -4,8 +4,14 @@
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Browser, BrowserContextOptions, Locator, Page } from 'playwright-core';
-import { type Running, startKurz } from './support/binary.ts';
-import { createLinks, launchBrowser, PASSWORD, registerUser } from './support/browser.ts';
+import { call, type Running, startKurz } from './support/binary.ts';
+import {
+  createLinks,
+  launchBrowser,
+  PASSWORD,
+  registerUser,
+  serveOtherOrigin,
+} from './support/browser.ts';
 
 // Functions given to page.evaluate run in Chromium. The project's tsconfig has no DOM
 // library (adding it breaks the server's Bun types), so this file declares the few page
@@ -489,6 +495,100 @@ describe('web UI at 360 px wide', () => {
         },
         { viewport: { width: 360, height: 740 } },
       );
+    },
+    TIMEOUT,
+  );
+});
+
+/**
+ * A page of another origin aiming at kurz's POST /api/shorten: a text/plain form whose
+ * body is valid JSON (`name=value` with the `=` inside a string), an urlencoded form,
+ * and a fetch that needs no preflight (text/plain, no-cors).
+ */
+function attackerPage(kurz: string) {
+  const action = `${kurz}/api/shorten`;
+  return `<!doctype html><title>elsewhere</title>
+<form id="plain" method="post" enctype="text/plain" action="${action}">
+<input type="hidden" name='{"url":"https://example.com/plain","x":"' value='"}'>
+<button>plain</button></form>
+<form id="urlencoded" method="post" action="${action}">
+<input type="hidden" name="url" value="https://example.com/urlencoded">
+<button>urlencoded</button></form>`;
+}
+
+describe('pages of other origins', () => {
+  test(
+    'cannot create links in open mode, by form or by fetch',
+    async () => {
+      await withKurz(['--mode', 'open'], async (kurz, page) => {
+        const other = serveOtherOrigin(attackerPage(kurz.url));
+        try {
+          const shorten = `${kurz.url}/api/shorten`;
+          for (const form of ['plain', 'urlencoded']) {
+            await page.goto(other.url);
+            const [answer] = await Promise.all([
+              page.waitForResponse(shorten),
+              page.locator(`#${form} button`).click(),
+            ]);
+            // The request reached kurz, from the other origin, and was refused.
+            expect(answer.request().headers().origin).toBe(other.url);
+            expect(answer.status()).toBe(403);
+            expect(await answer.json()).toEqual({ error: 'Cross-origin request refused' });
+          }
+          await page.goto(other.url);
+          const [answer] = await Promise.all([
+            page.waitForResponse(shorten),
+            page.evaluate(async (url) => {
+              await fetch(url, {
+                method: 'POST',
+                mode: 'no-cors',
+                headers: { 'content-type': 'text/plain' },
+                body: JSON.stringify({ url: 'https://example.com/fetch' }),
+              });
+            }, shorten),
+          ]);
+          expect(answer.status()).toBe(403);
+          // Not one link was made.
+          const list = await call(kurz.url, 'GET', '/api/links');
+          expect(list.json).toEqual([]);
+        } finally {
+          await other.stop();
+        }
+      });
+    },
+    TIMEOUT,
+  );
+
+  test(
+    'allowed by --cors-origins, call the API with JSON and read its answers',
+    async () => {
+      const other = serveOtherOrigin('<!doctype html><title>app</title>');
+      try {
+        await withKurz(['--mode', 'open', '--cors-origins', other.url], async (kurz, page) => {
+          await page.goto(other.url);
+          const result = await page.evaluate(async (base) => {
+            const created = await fetch(`${base}/api/shorten`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json' },
+              body: JSON.stringify({ url: 'https://example.com/cors', custom_code: 'cors' }),
+            });
+            const list = await fetch(`${base}/api/links`);
+            return {
+              status: created.status,
+              link: await created.json(),
+              total: list.headers.get('x-total-count'),
+            };
+          }, kurz.url);
+          expect(result.status).toBe(201);
+          expect(result.link).toMatchObject({
+            short_code: 'cors',
+            original_url: 'https://example.com/cors',
+          });
+          expect(result.total).toBe('1');
+        });
+      } finally {
+        await other.stop();
+      }
     },
     TIMEOUT,
   );

@@ -6,8 +6,9 @@ import {
   isReservedCode,
   parseCustomCode,
 } from '../src/domain/codes.ts';
+import { ApiError } from '../src/domain/errors.ts';
 import { cut } from '../src/domain/sources.ts';
-import { toLocationHeader } from '../src/domain/urls.ts';
+import { parseTargetUrl, toLocationHeader } from '../src/domain/urls.ts';
 
 describe('generated codes', () => {
   test('are 7 characters of [A-Za-z0-9]', () => {
@@ -50,6 +51,52 @@ describe('code rules', () => {
 describe('e-mail normalisation', () => {
   test('trims and lower-cases', () => {
     expect(normalizeEmail('  Ann@Example.COM\t')).toBe('ann@example.com');
+  });
+});
+
+/** The message parseTargetUrl refuses `url` with, or undefined when it accepts it. */
+function refusal(url: unknown): string | undefined {
+  try {
+    parseTargetUrl(url);
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    expect(error.status).toBe(400);
+    return error.message;
+  }
+}
+
+describe('target URLs: authorities read alike by browsers and other clients', () => {
+  test.each([
+    'https://bank.example@evil.example/',
+    'https://user:pass@example.com/',
+    'https://user:@example.com/',
+    'https://:pass@example.com/',
+    'https://@example.com/',
+    'http://a@b@example.com',
+    'http://127.0.0.1:1\\@127.0.0.1:2/',
+    'http://example.com\\@evil.example/',
+    'http://example.com\\',
+    'https://\\\\evil.example/x',
+    'https://example.com\\path',
+  ])('%p, with user-info or a backslash in its authority, is not valid', (url) => {
+    expect(refusal(url)).toBe('URL is not valid');
+  });
+
+  test.each([
+    'https://example.com/@someone',
+    'https://example.com/a\\b',
+    'https://example.com/?mail=a@b.example',
+    'https://example.com/?q=a\\b',
+    'https://example.com#@frag',
+    'https://example.com#x\\y',
+    'https://example.com:8443/p',
+  ])('%p, with @ or a backslash only after its authority, is accepted as given', (url) => {
+    expect(parseTargetUrl(url)).toBe(url);
+  });
+
+  test('the scheme is checked before the authority', () => {
+    expect(refusal('ftp://user@example.com/')).toBe('URL must start with http:// or https://');
   });
 });
 

@@ -158,6 +158,12 @@ describe.each(['accounts', 'open'] as const)('POST /api/shorten rules (%s mode)'
     ['https://\ud800.com', MSG.urlInvalid],
     ['https://[::1', MSG.urlInvalid],
     [`https://example.com/${'x'.repeat(8192)}`, MSG.urlInvalid],
+    // User-info or a backslash in the authority: browsers and curl go to different hosts.
+    ['https://bank.example@evil.example/', MSG.urlInvalid],
+    ['https://user:secret@example.com/', MSG.urlInvalid],
+    ['http://127.0.0.1:1\\@127.0.0.1:2/', MSG.urlInvalid],
+    ['https://example.com\\@evil.example/', MSG.urlInvalid],
+    ['https://\\\\evil.example/', MSG.urlInvalid],
   ])('url %p is refused with %p', async (url, message) => {
     const c = await clientFor(mode);
     const reply = await c.shorten({ url });
@@ -190,6 +196,8 @@ describe.each(['accounts', 'open'] as const)('POST /api/shorten rules (%s mode)'
       'https://müller.example/straße?x=😀',
       'http://127.0.0.1/',
       'https://[::1]:443/a',
+      'https://example.com/@ann?to=a@b.example#@x',
+      'https://example.com/a\\b?c=\\',
     ]) {
       expect((await c.link(url)).original_url).toBe(url);
     }
@@ -222,6 +230,10 @@ describe.each(['accounts', 'open'] as const)('POST /api/shorten rules (%s mode)'
     ).toEqual({ error: MSG.source });
     expect((await c.shorten({ url: 'ftp://x', custom_code: 'taken' })).json).toEqual({
       error: MSG.url,
+    });
+    // User-info is a `url` fault: reported before a bad custom_code.
+    expect((await c.shorten({ ...all, url: 'https://a@x.com' })).json).toEqual({
+      error: MSG.urlInvalid,
     });
   });
 

@@ -31,9 +31,11 @@ export function authRoutes(options: AuthRoutesOptions) {
   const { store, secret, tokenTtlSeconds, passwords, limits, clientOf } = options;
   return new Elysia({ name: 'kurz/auth-routes' })
     .use(tokenPlugin(secret))
-    .resolve(({ jwt }) => ({
+    .resolve(({ jwt, set }) => ({
       /** The register/login answer: a fresh token and the public user. */
       session: async (user: User) => {
+        // A token is a credential: no cache, shared or the browser's own, may keep it.
+        set.headers['cache-control'] = 'no-store';
         const exp = Math.floor(Date.now() / 1000) + tokenTtlSeconds;
         const token = await jwt.sign({ sub: String(user.id), exp });
         return { token, user: { id: user.id, email: user.email } };

@@ -17,19 +17,32 @@ export function parseTargetUrl(value: unknown): string {
     value.length > URL_MAX_LENGTH ||
     FORBIDDEN_CHARS.test(value) ||
     !value.isWellFormed() ||
-    !hasHost(value)
+    !hasPlainAuthority(value)
   ) {
     throw badRequest(Messages.urlInvalid);
   }
   return value;
 }
 
-/** Absolute, with a non-empty authority (WHATWG would read `http:///x` as host "x"). */
-function hasHost(value: string): boolean {
-  const authority = value.slice(value.indexOf('//') + 2);
-  if (authority === '' || '/?#'.includes(authority[0] as string)) return false;
+/** Where the authority of an http(s) URL ends, as RFC 3986 reads it. */
+const AUTHORITY_END = /[/?#]/;
+
+/**
+ * Absolute, with a non-empty authority (WHATWG would read `http:///x` as host "x"),
+ * and nothing in it that browsers and other clients read differently: user-info
+ * (`https://bank.example@evil.example/` shows one host and goes to another) or a
+ * backslash, which WHATWG reads as `/` and RFC 3986 clients as part of the authority,
+ * so that `http://a\@b/` goes to a in a browser and to b in curl.
+ */
+function hasPlainAuthority(value: string): boolean {
+  const rest = value.slice(value.indexOf('//') + 2);
+  const end = rest.search(AUTHORITY_END);
+  const authority = end === -1 ? rest : rest.slice(0, end);
+  if (authority === '' || authority.includes('@') || authority.includes('\\')) return false;
   const parsed = URL.parse(value);
-  return parsed !== null && parsed.hostname !== '';
+  return (
+    parsed !== null && parsed.hostname !== '' && parsed.username === '' && parsed.password === ''
+  );
 }
 
 /**

@@ -41,6 +41,8 @@ export class LinkCache {
   constructor(
     private readonly store: Store,
     private readonly options: LinkCacheOptions = DEFAULT_CACHE,
+    /** Headers every answer carries (nosniff, HSTS), copied into each link's 307 once. */
+    private readonly responseHeaders: Readonly<Record<string, string>> = {},
   ) {}
 
   /**
@@ -84,6 +86,7 @@ export class LinkCache {
     this.misses.delete(code);
     // A Headers instance, not a plain object: Response copies it in half the time.
     const headers = new Headers({
+      ...this.responseHeaders,
       location: toLocationHeader(target.originalUrl),
       'cache-control': 'private, no-store',
     });

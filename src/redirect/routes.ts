@@ -28,6 +28,8 @@ export interface RedirectRoutesOptions {
   /** Rate limits (only unknown codes are limited here); undefined when off. */
   limits?: AbuseLimits;
   clientOf: ClientOf;
+  /** Headers every answer carries (nosniff, HSTS); the 307s get them from the cache. */
+  headers?: Readonly<Record<string, string>>;
 }
 
 /** Answers every request itself: its Promise never rejects. */
@@ -38,12 +40,13 @@ export type Redirect = (
 ) => Response | Promise<Response>;
 
 export function createRedirect(options: RedirectRoutesOptions): Redirect {
-  const { mode, cache, clicks, onError, clientOf } = options;
+  const { mode, cache, clicks, onError, clientOf, headers = {} } = options;
   const unknownCodes = options.limits?.unknownCode;
   const trackQuerySource = mode === 'accounts';
   // A click the writer could not commit: it rejects only with StoreUnavailableError (and
   // has logged the batch's failure), so this needs no request and is made once.
-  const clickFailed = () => errorResponse(503, Messages.databaseUnavailable);
+  const clickFailed = () => errorResponse(503, Messages.databaseUnavailable, headers);
+  const notFound = () => errorResponse(404, Messages.notFound, headers);
 
   /** Synchronous on a cache hit; a Promise only when a click must commit or the store be asked. */
   function redirect(
@@ -173,10 +176,6 @@ export function nativeRedirectRoute(
     }
   };
   return { '/:code': { GET: handle, HEAD: handle } };
-}
-
-function notFound(): Response {
-  return errorResponse(404, Messages.notFound);
 }
 
 function header(headers: Headers, name: string, keep: (value: string) => string): string | null {

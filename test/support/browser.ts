@@ -57,3 +57,19 @@ export async function click(base: string, code: string, times = 1) {
     if (reply.status !== 307) throw new Error(`redirect of ${code} gave ${reply.status}`);
   }
 }
+
+export interface OtherOrigin {
+  /** Its origin, e.g. http://127.0.0.1:41234: another port is another origin. */
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Serves one HTML page from its own origin on 127.0.0.1, as another site would. */
+export function serveOtherOrigin(html: string): OtherOrigin {
+  const server = Bun.serve({
+    hostname: '127.0.0.1',
+    port: 0,
+    fetch: () => new Response(html, { headers: { 'content-type': 'text/html; charset=utf-8' } }),
+  });
+  return { url: `http://127.0.0.1:${server.port}`, stop: () => server.stop(true) };
+}

@@ -37,6 +37,8 @@ export interface AppOptions {
   trustedProxies?: string[];
   blocklist?: () => Blocklist | undefined;
   maxLinksPerUser?: number;
+  baseUrl?: string;
+  corsOrigins?: readonly string[];
 }
 
 /**
@@ -74,7 +76,8 @@ export class TestApp {
       store,
       jwtSecret: options.secret ?? SECRET,
       tokenTtlSeconds: options.tokenTtlSeconds ?? 3600,
-      baseUrl: () => BASE_URL,
+      baseUrl: () => options.baseUrl ?? BASE_URL,
+      corsOrigins: options.corsOrigins,
       hashing: CHEAP_HASHING,
       writers: options.writers,
       maxLinksPerUser: options.maxLinksPerUser,
