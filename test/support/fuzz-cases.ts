@@ -853,11 +853,14 @@ export function toWire(c: FuzzCase, host: string, tokens: Tokens): Uint8Array {
   const eol = t === 'bare-lf' ? '\n' : '\r\n';
   const body = c.body ?? new Uint8Array();
   const lines: string[] = [];
-  let target: string | Uint8Array = c.target;
-  if (t === 'raw-utf8-target') target = bytes(`${c.target}/ü€😀`);
+  // What a URL parser would escape before sending; the raw twists add bytes of their own.
+  let target: string | Uint8Array = c.target.replace(/[^\x21-\x7e]/gu, (ch) =>
+    encodeURIComponent(ch),
+  );
+  if (t === 'raw-utf8-target') target = concat(target, '/ü€😀');
   if (t === 'invalid-utf8-target')
     target = concat(c.target, BAD_UTF8[c.target.length % BAD_UTF8.length] as Uint8Array);
-  if (t === 'absolute-form') target = `http://${host}${c.target}`;
+  if (t === 'absolute-form') target = `http://${host}${target}`;
   const method =
     t === 'odd-method'
       ? ['FOO', 'get', 'PRI', 'CONNECT', 'M-SEARCH', 'GE T'][c.target.length % 6]
@@ -876,7 +879,9 @@ export function toWire(c: FuzzCase, host: string, tokens: Tokens): Uint8Array {
   if (t === 'many-headers') for (let i = 0; i < 300; i++) lines.push(`X-H${i}: ${'v'.repeat(100)}`);
   const n = body.length;
   let payload: Uint8Array = body;
-  if (t === 'chunked-and-length' || t === 'bad-chunk-size' || (c.chunked && c.body !== undefined)) {
+  // HTTP/1.0 has no chunked encoding: its bodies always carry a length.
+  const chunk = c.chunked && c.body !== undefined && t !== 'http10';
+  if (t === 'chunked-and-length' || t === 'bad-chunk-size' || chunk) {
     lines.push('Transfer-Encoding: chunked');
     if (t === 'chunked-and-length') lines.push(`Content-Length: ${n}`);
     const size = t === 'bad-chunk-size' ? 'zz' : n.toString(16);
@@ -910,6 +915,19 @@ export function toWire(c: FuzzCase, host: string, tokens: Tokens): Uint8Array {
     payload,
   );
   return concat(first, request);
+}
+
+/** Bytes of the request line and headers (Bun refuses more than 16 KiB with its own 431). */
+export function headSize(c: FuzzCase, tokens: Tokens): number {
+  const auth = authorization(c, tokens) ?? '';
+  const target = c.target.replace(/[^\x21-\x7e]/gu, (ch) => encodeURIComponent(ch));
+  return (
+    target.length +
+    auth.length +
+    (c.twist === 'many-headers' ? 300 * 110 : 0) +
+    c.headers.reduce((n, [k, v]) => n + k.length + v.length + 4, 0) +
+    40
+  );
 }
 
 // ---- invariants --------------------------------------------------------------------
