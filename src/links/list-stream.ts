@@ -5,7 +5,7 @@ import type { Link, LinkCursor } from '../store/store.ts';
 import type { LinkJson } from './link-json.ts';
 
 /** Links read per chunk: one short query of a few milliseconds, ~150 KB of JSON. */
-export const LIST_CHUNK = 1000;
+export const LIST_CHUNK = 250;
 
 export interface ListStreamSource {
   /** The first chunk, already read (with the total, in one transaction). */
@@ -42,7 +42,8 @@ export function linkArrayStream({ first, next, toJson }: ListStreamSource) {
         const last = links.at(-1);
         done = links.length < LIST_CHUNK || last === undefined;
         if (last !== undefined) after = { createdAt: last.createdAt, id: last.id };
-        const items = links.map((link) => JSON.stringify(toJson(link))).join(',');
+        // One stringify of the chunk's array, its brackets dropped: no string per link.
+        const items = links.length === 0 ? '' : JSON.stringify(links.map(toJson)).slice(1, -1);
         // A chunk that turns out empty adds nothing but the closing bracket.
         const text = items === '' ? (opening === '[' ? '[]' : ']') : opening + items;
         controller.enqueue(encoder.encode(done && items !== '' ? `${text}]` : text));
