@@ -7,7 +7,7 @@ import type { Link } from '../src/store/store.ts';
 import { tempDir } from './support/binary.ts';
 
 describe('SQLite store', () => {
-  test('opens in WAL mode with foreign keys, a busy timeout and synchronous per durability', async () => {
+  test('opens in WAL mode with foreign keys, a busy timeout, synchronous per durability and no memory map', async () => {
     const dir = tempDir();
     for (const [durability, level] of [
       ['normal', 1],
@@ -20,6 +20,9 @@ describe('SQLite store', () => {
       expect(pragma('synchronous')).toBe(level);
       expect(pragma('foreign_keys')).toBe(1);
       expect(pragma('busy_timeout')).toBe(5000);
+      // A map would put every page read into RSS, which then grows with the database.
+      expect(pragma('main.mmap_size')).toBe(0);
+      expect(pragma('counts.mmap_size')).toBe(0);
       await store.close();
     }
   });
