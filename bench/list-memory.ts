@@ -31,8 +31,8 @@ const fmt = (n: number, d = 0) =>
 
 /**
  * Resident memory of a process, MiB: all of it, and its anonymous part (heap, buffers).
- * The rest is mostly the database file read through SQLite's memory map (mmap_size):
- * pages of the page cache, shared and reclaimable, that count in RSS once touched.
+ * The rest is mapped files: the executable, and any file a build reads through a memory
+ * map (kurz's database is read without one).
  */
 function memory(pid: number) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');

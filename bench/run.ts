@@ -315,7 +315,7 @@ async function benchMillion() {
     `  ratio warm / 1 link: 1k hot ${(s.rps / o.rps).toFixed(3)} (by CPU ${(o.cpu / s.cpu).toFixed(3)}), 50k hot ${(l.rps / o.rps).toFixed(3)} (by CPU ${(o.cpu / l.cpu).toFixed(3)}) (target ≥ 0.90)`,
   );
   console.log(
-    `  RSS: 1k hot ${fmt(rssMiB(big.pid), 1)} MiB, 50k hot ${fmt(rssMiB(wide.pid), 1)} MiB (both include memory-mapped database pages)`,
+    `  RSS: 1k hot ${fmt(rssMiB(big.pid), 1)} MiB, 50k hot ${fmt(rssMiB(wide.pid), 1)} MiB`,
   );
   await wide.stop();
 

@@ -1,7 +1,7 @@
 // The SQLite implementation of Store, over bun:sqlite and drizzle. Every query is
 // prepared once here; nothing builds SQL per request.
 
-import { Database, SQLiteError, type Statement } from 'bun:sqlite';
+import { Database, SQLiteError } from 'bun:sqlite';
 import { chmodSync, closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { eq, sql } from 'drizzle-orm';
@@ -113,32 +113,9 @@ export function openSqlite(options: SqliteOptions): SqliteStore {
     const maintenance = inFile
       ? startMaintenance(sqlite, options.path, countsPath)
       : rollUpInProcess(sqlite);
-    const lists = inFile ? openListReader(options.path, countsPath) : sqlite;
-    return new SqliteStore(sqlite, db, maintenance, guard, lists);
+    return new SqliteStore(sqlite, db, maintenance, guard);
   } catch (error) {
     sqlite.close();
-    throw error;
-  }
-}
-
-/**
- * A second connection for reading lists, without the memory map: a list reads links and
- * the click log's tail in bulk, and through the map every page it touched would stay in
- * the process's resident memory (a whole list of a million links: +220 MiB), growing with
- * the database. Read here, pages pass through SQLite's bounded page cache and the
- * kernel's, which is reclaimable and not the process's. The map stays where it pays: the
- * redirect's lookups of single links on the main connection.
- */
-function openListReader(path: string, countsPath: string): Database {
-  const reader = new Database(path, { strict: true });
-  try {
-    reader.run('PRAGMA busy_timeout = 5000');
-    reader.run('PRAGMA mmap_size = 0');
-    attachCounts(reader, countsPath);
-    reader.run('PRAGMA query_only = ON');
-    return reader;
-  } catch (error) {
-    reader.close();
     throw error;
   }
 }
@@ -300,8 +277,6 @@ function clickLog(sqlite: Database) {
  * The page is cut from the index first, and counts are joined to its rows only, so a
  * large OFFSET skips index entries rather than joining every skipped link.
  */
-const OWNED_LINKS = 'SELECT coalesce(sum(links), 0) AS n FROM link_totals WHERE owner = ?';
-
 function linkLists(sqlite: Database) {
   const page = (where: string) => `${CLICKS_OF_LINKS},
     page AS (SELECT id FROM links ${where} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?)
@@ -315,7 +290,9 @@ function linkLists(sqlite: Database) {
     totalAll: sqlite.prepare<{ n: number }, []>(
       'SELECT coalesce(sum(links), 0) AS n FROM link_totals',
     ),
-    totalOfUser: sqlite.prepare<{ n: number }, [number]>(OWNED_LINKS),
+    totalOfUser: sqlite.prepare<{ n: number }, [number]>(
+      'SELECT coalesce(sum(links), 0) AS n FROM link_totals WHERE owner = ?',
+    ),
   };
 }
 
@@ -342,8 +319,6 @@ export class SqliteStore implements Store {
   private readonly q;
   private readonly lists: ReturnType<typeof linkLists>;
   private chunks: ReturnType<typeof linkChunks> | undefined;
-  /** An owner's link count, read by the inserting transaction for the quota. */
-  private readonly ownedBy: Statement<{ n: number }, [number]>;
   private readonly clicks: ReturnType<typeof clickLog>;
   private readonly readPage: (query: LinkQuery) => LinkPage;
   private readonly insertLinks: (batch: readonly NewLink[]) => CreatedLink[];
@@ -357,9 +332,7 @@ export class SqliteStore implements Store {
     db: BunSQLiteDatabase<typeof schema>,
     private readonly stopMaintenance: Maintenance,
     /** Free space, file identity and writability of a file database (none in memory). */
-    private readonly writes: WriteGuard | undefined,
-    /** The connection lists are read on (see openListReader); the main one in memory. */
-    private readonly listReader: Database,
+    private readonly writes?: WriteGuard,
   ) {
     const p = sql.placeholder;
     this.q = lazily({
@@ -434,10 +407,8 @@ export class SqliteStore implements Store {
     });
     const q = this.q;
     this.clicks = clickLog(sqlite);
-    this.lists = linkLists(listReader);
+    this.lists = linkLists(sqlite);
     const lists = this.lists;
-    const ownedBy = sqlite.prepare<{ n: number }, [number]>(OWNED_LINKS);
-    this.ownedBy = ownedBy;
 
     // The quota is read from link_totals inside the inserting transaction (its triggers
     // count each insert at once), so concurrent creates cannot pass it together.
@@ -445,7 +416,7 @@ export class SqliteStore implements Store {
       batch.map((link): CreatedLink => {
         const limit = link.ownerLimit ?? 0;
         if (limit > 0 && link.userId !== null) {
-          const owned = ownedBy.get(link.userId)?.n ?? 0;
+          const owned = lists.totalOfUser.get(link.userId)?.n ?? 0;
           if (owned >= limit) return LINK_LIMIT_REACHED;
         }
         const row = q.insertLink.get(link);
@@ -454,7 +425,7 @@ export class SqliteStore implements Store {
     );
 
     // A page and its total are read in one transaction, so they agree with each other.
-    this.readPage = listReader.transaction(({ owner, limit, offset }: LinkQuery): LinkPage => {
+    this.readPage = sqlite.transaction(({ owner, limit, offset }: LinkQuery): LinkPage => {
       // LIMIT -1 is SQLite for "no limit".
       const rows = limit ?? -1;
       if (owner === null) {
@@ -524,7 +495,7 @@ export class SqliteStore implements Store {
   listLinksAfter({ owner, after, limit }: LinkChunkQuery): Promise<Link[]> {
     return this.guard(() => {
       // Prepared on first use: most runs never stream a whole list.
-      this.chunks ??= linkChunks(this.listReader);
+      this.chunks ??= linkChunks(this.sqlite);
       return owner === null
         ? this.chunks.all.all(after.createdAt, after.id, limit)
         : this.chunks.ofUser.all(owner, after.createdAt, after.id, limit);
@@ -598,9 +569,7 @@ export class SqliteStore implements Store {
       }
       for (const statement of Object.values(this.lists)) statement.finalize();
       for (const statement of Object.values(this.chunks ?? {})) statement.finalize();
-      this.ownedBy.finalize();
       this.clicks.finalize();
-      if (this.listReader !== this.sqlite) this.listReader.close(true);
       this.sqlite.run('PRAGMA main.wal_checkpoint(TRUNCATE)');
       this.sqlite.run('PRAGMA counts.wal_checkpoint(TRUNCATE)');
       this.sqlite.close(true);
