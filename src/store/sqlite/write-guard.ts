@@ -90,11 +90,6 @@ export class WriteGuard {
     return undefined;
   }
 
-  /** Whether the store can be expected to take a write (the health check's question). */
-  healthy(): boolean {
-    return this.refusal() === undefined && this.failure === undefined;
-  }
-
   get failing(): boolean {
     return this.failure !== undefined;
   }
