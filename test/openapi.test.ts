@@ -259,7 +259,7 @@ describe.each(['accounts', 'open'] as const)('GET /api/openapi.json (%s mode)', 
     }
     for (const name of limited) expect(statuses(name)).toContain('429');
     for (const name of posts)
-      expect(statuses(name)).toEqual(expect.arrayContaining(['403', '413']));
+      expect(statuses(name)).toEqual(expect.arrayContaining(['403', '408', '413']));
     for (const [name, op] of operations(doc)) {
       if (name !== 'GET /health') expect(Object.keys(op.responses)).toContain('500');
     }

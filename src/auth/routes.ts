@@ -53,7 +53,7 @@ export function authRoutes(options: AuthRoutesOptions) {
         parse: parseJsonBody,
         transform: [perClient(limits?.register, clientOf), requireJsonObject],
         body: RegisterBody,
-        response: { 200: Session, ...errorResponses(400, 403, 413, 429, 500, 503) },
+        response: { 200: Session, ...errorResponses(400, 403, 408, 413, 429, 500, 503) },
         detail: {
           operationId: 'register',
           tags: ['accounts'],
@@ -94,7 +94,7 @@ export function authRoutes(options: AuthRoutesOptions) {
         body: LoginBody,
         response: {
           200: Session,
-          ...errorResponses(400, 403, 413, 429, 500, 503),
+          ...errorResponses(400, 403, 408, 413, 429, 500, 503),
           401: errorResponse(401, {
             description: '`Invalid credentials`: no account has this e-mail and password.',
           }),

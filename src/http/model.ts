@@ -101,6 +101,9 @@ const ERRORS = {
       '`Cross-origin request refused`: a browser sent it from a site not allowed by `--cors-origins`. Creating a link in accounts mode may also answer `Link limit reached`: the account owns as many links as the operator allows.',
   },
   404: { description: '`Not found`.' },
+  408: {
+    description: '`Request timeout`: the body did not arrive whole within 10 s of the headers.',
+  },
   413: { description: '`Request body too large`: over 64 KiB.' },
   429: {
     description: '`Too many requests`: a rate limit was reached.',

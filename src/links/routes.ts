@@ -165,7 +165,7 @@ export function linkRoutes(options: LinkRoutesOptions) {
         body: ShortenBody,
         response: {
           201: Link,
-          ...errorResponses(400, ...authErrors, 403, 413, 429, 500, 503),
+          ...errorResponses(400, ...authErrors, 403, 408, 413, 429, 500, 503),
         },
         detail: {
           ...docs,
