@@ -70,7 +70,10 @@ export function bodyError(parse: (body: Record<string, unknown>) => unknown) {
  * A response schema with the headers the answer carries, for the document (the
  * generator reads `headers`; each header's description says what it holds).
  */
-export function withHeaders<S extends TSchema>(schema: S, headers: Record<string, TSchema>): S {
+export function withHeaderSchemas<S extends TSchema>(
+  schema: S,
+  headers: Record<string, TSchema>,
+): S {
   return { ...schema, headers };
 }
 
@@ -132,7 +135,7 @@ export function errorResponse(status: ErrorStatus, meaning: ErrorMeaning = ERROR
     title: 'Error',
     description: meaning.description,
   });
-  return meaning.headers ? withHeaders(schema, meaning.headers) : schema;
+  return meaning.headers ? withHeaderSchemas(schema, meaning.headers) : schema;
 }
 
 /** Response schemas of the errors a route can answer, for the OpenAPI document. */

@@ -8,7 +8,7 @@ import { CODE_MAX_LENGTH, CODE_PATTERN, parseCustomCode } from '../domain/codes.
 import { Messages } from '../domain/errors.ts';
 import { parseSource, SOURCE_MAX_LENGTH } from '../domain/sources.ts';
 import { parseTargetUrl, URL_MAX_LENGTH } from '../domain/urls.ts';
-import { bodyError, ruleFormat, withHeaders } from '../http/model.ts';
+import { bodyError, ruleFormat, withHeaderSchemas } from '../http/model.ts';
 import { MAX_PAGE, parseLimit, parseOffset } from './paging.ts';
 
 // Each rule's standard keywords hold for every value the rule accepts; what they cannot
@@ -96,7 +96,7 @@ export function linkSchema(mode: Mode) {
 
 /** The list: its links, with the paging headers. */
 export function linkListSchema(mode: Mode) {
-  return withHeaders(t.Array(linkSchema(mode), { description: 'The links, newest first.' }), {
+  return withHeaderSchemas(t.Array(linkSchema(mode), { description: 'The links, newest first.' }), {
     'X-Total-Count': Type.Integer({
       minimum: 0,
       description: 'How many links the whole list holds, whatever the page.',

@@ -9,7 +9,7 @@ import type { Mode } from '../config/config.ts';
 import { isCodeShaped } from '../domain/codes.ts';
 import { Messages, tooManyRequests } from '../domain/errors.ts';
 import { clickReferrer, clickUserAgent, cut, SOURCE_MAX_LENGTH } from '../domain/sources.ts';
-import { errorResponses, withHeaders } from '../http/model.ts';
+import { errorResponses, withHeaderSchemas } from '../http/model.ts';
 import { errorResponse } from '../http/responses.ts';
 import {
   type AbuseLimits,
@@ -129,7 +129,7 @@ export function redirectRoutes(redirect: Redirect, mode: Mode) {
           }
         : {}),
       response: {
-        307: withHeaders(
+        307: withHeaderSchemas(
           t.Void({
             description:
               'To the original URL. The click is committed before this answer is sent; HEAD answers the same and counts nothing.',
