@@ -1,12 +1,10 @@
 // The kurz executable: read the command line, open the store, serve or migrate, and
 // shut down cleanly on SIGINT/SIGTERM.
 
-import { readFileSync } from 'node:fs';
 import { createApp, createWriters, drainWriters } from './app.ts';
 import { TokenKey } from './auth/tokens.ts';
-import { parseCommandLine, USAGE } from './config/cli.ts';
+import { parseCommandLine, readBlocklist, USAGE } from './config/cli.ts';
 import { type Config, ConfigError } from './config/config.ts';
-import { type Blocklist, BlocklistError, parseBlocklist } from './domain/targets.ts';
 import { consoleLogger as log } from './logger.ts';
 import { openSqlite } from './store/sqlite/sqlite-store.ts';
 import type { Store } from './store/store.ts';
@@ -100,46 +98,27 @@ function generateSecret(): string {
   return Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url');
 }
 
-/** Reads the --blocklist file; throws ConfigError naming the file and the bad line. */
-function loadBlocklist(path: string): Blocklist {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new ConfigError(
-      `--blocklist cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}: ${path})`,
-    );
-  }
-  try {
-    return parseBlocklist(text);
-  } catch (error) {
-    if (error instanceof BlocklistError)
-      throw new ConfigError(`--blocklist ${path} ${error.message}`);
-    throw error;
-  }
-}
 /** See the listen options in serve(); longer than BODY_DEADLINE_MS in http/body.ts. */
 const IDLE_TIMEOUT_S = 15;
 
 async function serve(config: Config): Promise<number> {
-  let blocklist: Blocklist | undefined;
-  if (config.blocklist !== undefined) {
-    try {
-      blocklist = loadBlocklist(config.blocklist);
-    } catch (error) {
-      if (!(error instanceof ConfigError)) throw error;
-      console.error(`kurz: ${error.message}`);
-      return 2;
-    }
-  }
+  let blocklist = config.blocklist?.list;
   const store = openStore(config);
   const jwtSecret = new TokenKey(
     config.jwtSecret ?? (await store.setting(JWT_SECRET_KEY, generateSecret)),
   );
-  // `kurz rotate-secret` replaces the stored key; SIGHUP makes this process use it.
+  // SIGHUP reloads what may change while kurz runs: the token key kept in the database
+  // (after `kurz rotate-secret`) and the blocklist file (a bad file keeps the list in force).
   process.on('SIGHUP', () => {
     if (config.jwtSecret === undefined) void reloadSecret(store, jwtSecret);
     else log.info('kurz: SIGHUP received; the token key is given by flag or file and stays');
+    if (config.blocklist === undefined) return;
+    try {
+      blocklist = readBlocklist(config.blocklist.path);
+      log.info(`kurz: blocklist reloaded, ${blocklist.domains.size} domains`);
+    } catch (problem) {
+      log.error(`kurz: blocklist not reloaded, the previous one stays: --blocklist ${problem}`);
+    }
   });
   const writers = createWriters(store, log);
   let baseUrl = config.baseUrl;
@@ -178,21 +157,10 @@ async function serve(config: Config): Promise<number> {
   const address = `http://${config.host}:${server.port}`;
   baseUrl ??= `http://localhost:${server.port}`;
   log.info(`kurz listening on ${address} (mode: ${config.mode}, db: ${config.db})`);
-  if (blocklist !== undefined) {
-    log.info(`kurz: blocklist ${config.blocklist} has ${blocklist.domains.size} domains`);
+  if (config.blocklist !== undefined) {
+    const { path, list } = config.blocklist;
+    log.info(`kurz: blocklist ${path} has ${list.domains.size} domains`);
   }
-  // SIGHUP re-reads the blocklist without a restart; a bad file keeps the list in force.
-  process.on('SIGHUP', () => {
-    if (config.blocklist === undefined) return;
-    try {
-      blocklist = loadBlocklist(config.blocklist);
-      log.info(`kurz: blocklist reloaded, ${blocklist.domains.size} domains`);
-    } catch (error) {
-      log.error(
-        `kurz: blocklist not reloaded, the previous one stays: ${(error as Error).message}`,
-      );
-    }
-  });
 
   return new Promise((resolve) => {
     let stopping = false;

@@ -1,9 +1,9 @@
 import { describe, expect, test } from 'bun:test';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseCommandLine, parseRate, parseSize } from '../src/config/cli.ts';
 import { ConfigError } from '../src/config/config.ts';
+import { tempDir } from './support/cleanup.ts';
 
 function config(argv: string[], env: Record<string, string> = {}) {
   const command = parseCommandLine(argv, env);
@@ -41,6 +41,8 @@ describe('command line', () => {
   });
 
   test('every flag has its environment variable; flags win', () => {
+    const blocklist = join(tempDir(), 'blocklist');
+    writeFileSync(blocklist, '# spam\nspam.example\n');
     const env = {
       KURZ_MODE: 'open',
       KURZ_HOST: '127.0.0.1',
@@ -58,7 +60,7 @@ describe('command line', () => {
       KURZ_RATE_CREATE: '7/30s',
       KURZ_RATE_UNKNOWN_CODE: '9/min',
       KURZ_TRUSTED_PROXIES: '10.0.0.0/8, ::1',
-      KURZ_BLOCKLIST: '/etc/kurz/blocklist',
+      KURZ_BLOCKLIST: blocklist,
       KURZ_CORS_ORIGINS: 'https://app.example,http://localhost:5173',
       KURZ_SHUTDOWN_TIMEOUT: '3',
       KURZ_MAX_LINKS_PER_USER: '0',
@@ -83,7 +85,11 @@ describe('command line', () => {
         unknownCode: { count: 9, windowMs: 60_000 },
       },
       trustedProxies: ['10.0.0.0/8', '::1'],
-      blocklist: '/etc/kurz/blocklist',
+      // The file is read and checked with the other flags, so a bad one stops the start.
+      blocklist: {
+        path: blocklist,
+        list: expect.objectContaining({ domains: new Set(['spam.example']) }),
+      },
       corsOrigins: ['https://app.example', 'http://localhost:5173'],
       shutdownTimeoutMs: 3000,
       maxLinksPerUser: 0,
@@ -109,19 +115,14 @@ describe('command line', () => {
   });
 
   test('--jwt-secret-file reads the key from a file, without its final newline', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'kurz-test-'));
-    try {
-      const file = join(dir, 'key');
-      writeFileSync(file, `${'k'.repeat(40)}\n`);
-      expect(config(['--jwt-secret-file', file]).jwtSecret).toBe('k'.repeat(40));
-      expect(config([], { KURZ_JWT_SECRET_FILE: file }).jwtSecret).toBe('k'.repeat(40));
-      // A flag wins over the environment, also across the two ways of giving a key.
-      expect(
-        config(['--jwt-secret-file', file], { KURZ_JWT_SECRET: 'e'.repeat(32) }).jwtSecret,
-      ).toBe('k'.repeat(40));
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const file = join(tempDir(), 'key');
+    writeFileSync(file, `${'k'.repeat(40)}\n`);
+    expect(config(['--jwt-secret-file', file]).jwtSecret).toBe('k'.repeat(40));
+    expect(config([], { KURZ_JWT_SECRET_FILE: file }).jwtSecret).toBe('k'.repeat(40));
+    // A flag wins over the environment, also across the two ways of giving a key.
+    expect(config(['--jwt-secret-file', file], { KURZ_JWT_SECRET: 'e'.repeat(32) }).jwtSecret).toBe(
+      'k'.repeat(40),
+    );
   });
 
   test('sizes and rates read their units', () => {
@@ -180,6 +181,10 @@ describe('command line', () => {
     [
       ['--jwt-secret-file', '/nonexistent/kurz-key'],
       '--jwt-secret-file cannot be read (ENOENT: /nonexistent/kurz-key)',
+    ],
+    [
+      ['--blocklist', '/nonexistent/kurz-list'],
+      '--blocklist cannot be read (ENOENT: /nonexistent/kurz-list)',
     ],
     [
       ['frobnicate'],

@@ -2,6 +2,7 @@
 // variable. Flags win over the environment; a bad one is reported by name.
 
 import { readFileSync } from 'node:fs';
+import { type Blocklist, BlocklistError, parseBlocklist } from '../domain/targets.ts';
 import { parseTrustedProxies } from '../net/client-address.ts';
 import {
   type Config,
@@ -92,6 +93,29 @@ function rateFlag(env: string, key: keyof RateLimits): FlagSpec {
   };
 }
 
+/** A file a flag names, as text; throws the flag's message when it cannot be read. */
+function readFlagFile(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    throw `cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}: ${path})`;
+  }
+}
+
+/**
+ * The --blocklist file, read and checked: at start-up, and again on every SIGHUP. Throws
+ * a message (without the flag's name) naming the file and its first bad line.
+ */
+export function readBlocklist(path: string): Blocklist {
+  const text = readFlagFile(path);
+  try {
+    return parseBlocklist(text);
+  } catch (error) {
+    if (error instanceof BlocklistError) throw `${path} ${error.message}`;
+    throw error;
+  }
+}
+
 function checkSecret(secret: string): string {
   if (secret.length < JWT_SECRET_MIN_LENGTH) {
     throw `must be at least ${JWT_SECRET_MIN_LENGTH} characters long`;
@@ -146,14 +170,8 @@ const FLAGS: Record<string, FlagSpec> = {
   '--jwt-secret-file': {
     env: 'KURZ_JWT_SECRET_FILE',
     parse: (v, c) => {
-      let text: string;
-      try {
-        text = readFileSync(v, 'utf8');
-      } catch (error) {
-        throw `cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}: ${v})`;
-      }
       // A trailing newline is how editors and `echo` end a file, not part of the key.
-      c.jwtSecret = checkSecret(text.replace(/\r?\n$/, ''));
+      c.jwtSecret = checkSecret(readFlagFile(v).replace(/\r?\n$/, ''));
     },
   },
   '--token-ttl': {
@@ -192,7 +210,7 @@ const FLAGS: Record<string, FlagSpec> = {
     env: 'KURZ_BLOCKLIST',
     parse: (v, c) => {
       if (v === '') throw 'must be a file path';
-      c.blocklist = v;
+      c.blocklist = { path: v, list: readBlocklist(v) };
     },
   },
   '--cors-origins': {

@@ -1,6 +1,8 @@
 // The one typed configuration of kurz, built from flags and environment at start-up,
 // validated once and passed in; nothing reads process.env anywhere else.
 
+import type { Blocklist } from '../domain/targets.ts';
+
 export type Mode = 'accounts' | 'open';
 export type Durability = 'normal' | 'full';
 
@@ -43,8 +45,8 @@ export interface Config {
   rateLimits: RateLimits;
   /** Addresses and CIDR blocks of reverse proxies whose forwarding headers are believed. */
   trustedProxies: string[];
-  /** A file of blocked target domains, one a line; undefined means none. */
-  blocklist: string | undefined;
+  /** The file of blocked target domains (one a line) and the list read from it; undefined: none. */
+  blocklist: { path: string; list: Blocklist } | undefined;
   /** Origins (scheme://host[:port]) whose browsers may call the API cross-site. */
   corsOrigins: string[];
   /** How long shutdown waits for open requests before closing their connections. */
