@@ -8,7 +8,7 @@
 //   bun run build && bun bench/fuzz.ts [--cases 100000] [--mode accounts|open|both]
 //     [--concurrency 32] [--seed N] [--only INDEX] [--rate-limits off|on]
 
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import fc from 'fast-check';
 import { type Running, startKurz, tempDir } from '../test/support/binary.ts';
@@ -28,6 +28,7 @@ import {
   toWire,
   wireCase,
 } from '../test/support/fuzz-cases.ts';
+import { memoryOf } from './harness.ts';
 
 const argv = process.argv.slice(2);
 const option = (name: string, fallback: string) => {
@@ -359,7 +360,7 @@ async function fuzz(mode: string): Promise<Figures> {
     const health = await fetch(`${server.url}/health`);
     figures.healthy = health.status === 200 && (await health.text()) === '"Healthy"';
     figures.alive = server.proc.exitCode === null;
-    figures.rssMiB = rssMiB(server.proc.pid);
+    figures.rssMiB = figures.alive ? Math.round(memoryOf(server.proc.pid).total) : 0;
     figures.faultsLogged = server
       .output()
       .split('\n')
@@ -369,15 +370,6 @@ async function fuzz(mode: string): Promise<Figures> {
     rmSync(work, { recursive: true, force: true });
   }
   return figures;
-}
-
-function rssMiB(pid: number): number {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
-  } catch {
-    return 0;
-  }
 }
 
 // ---- report ------------------------------------------------------------------------

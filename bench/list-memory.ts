@@ -4,88 +4,42 @@
 // Usage: bun run build && bun bench/list-memory.ts [--links N] [--stalled N] [--seconds S]
 //        [--binary PATH]
 
-import { Database } from 'bun:sqlite';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import {
+  BINARY as BUILT,
+  KURZ_LINE,
+  memoryOf,
+  numberFlag,
+  seededCode,
+  seedLinks,
+  serveArgs,
+  startServer,
+} from './harness.ts';
 
 const args = process.argv.slice(2);
-const option = (name: string, fallback: number) => {
-  const i = args.indexOf(name);
-  return i === -1 ? fallback : Number(args[i + 1]);
-};
 // Another build (an older one, say) can be measured the same way.
-const BINARY = resolve(
-  args.includes('--binary')
-    ? String(args[args.indexOf('--binary') + 1])
-    : join(import.meta.dir, '..', 'dist', 'kurz'),
-);
-const LINKS = option('--links', 1_000_000);
-const STALLED = option('--stalled', 20);
-const SECONDS = option('--seconds', 5);
+const BINARY = args.includes('--binary')
+  ? resolve(String(args[args.indexOf('--binary') + 1]))
+  : BUILT;
+const LINKS = numberFlag(args, '--links', 1_000_000);
+const STALLED = numberFlag(args, '--stalled', 20);
+const SECONDS = numberFlag(args, '--seconds', 5);
 
 const work = mkdtempSync(join(tmpdir(), 'kurz-list-bench-'));
 const fmt = (n: number, d = 0) =>
   n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
 
-/**
- * Resident memory of a process, MiB: all of it, and its anonymous part (heap, buffers).
- * The rest is mapped files: the executable, and any file a build reads through a memory
- * map (kurz's database is read without one).
- */
+/** Resident memory of a process, MiB: all of it, and its anonymous part (heap, buffers). */
 function memory(pid: number) {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kB = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0);
-  return { rss: kB('VmRSS') / 1024, anon: kB('RssAnon') / 1024 };
+  const { total, anon } = memoryOf(pid);
+  return { rss: total, anon };
 }
 
-/** Migrates a database with the binary, then writes n links straight into it. */
-function seed(db: string, n: number) {
-  const migrate = Bun.spawnSync([BINARY, 'migrate', '--db', db]);
-  if (migrate.exitCode !== 0) throw new Error(migrate.stderr.toString());
-  const sqlite = new Database(db);
-  sqlite.run('PRAGMA journal_mode = WAL');
-  sqlite.run('PRAGMA synchronous = OFF');
-  const insert = sqlite.prepare(
-    'INSERT INTO links (user_id, original_url, short_code, source, created_at) VALUES (NULL, ?, ?, NULL, ?)',
-  );
-  const start = Date.now() - n;
-  const chunk = sqlite.transaction((from: number, to: number) => {
-    for (let i = from; i < to; i++) {
-      insert.run(
-        `https://example.com/article/${i}?utm_source=seed&utm_medium=bench`,
-        `c${i}`,
-        start + i,
-      );
-    }
-  });
-  for (let i = 0; i < n; i += 50_000) chunk(i, Math.min(n, i + 50_000));
-  sqlite.run('PRAGMA wal_checkpoint(TRUNCATE)');
-  sqlite.close();
-}
-
-async function startKurz(db: string) {
-  const proc = Bun.spawn(
-    [BINARY, 'serve', '--mode', 'open', '--port', '0', '--host', '127.0.0.1', '--db', db],
-    { stdout: 'pipe', stderr: 'inherit', cwd: work },
-  );
-  const reader = proc.stdout.getReader();
-  let out = '';
-  const line = /kurz listening on http:\/\/[^:]+:(\d+) /;
-  while (!line.test(out)) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`kurz exited:\n${out}`);
-    out += new TextDecoder().decode(value);
-  }
-  void (async () => {
-    while (!(await reader.read()).done) {}
-  })();
-  return {
-    proc,
-    port: Number(line.exec(out)?.[1]),
-    url: `http://127.0.0.1:${line.exec(out)?.[1]}`,
-  };
+function startKurz(db: string) {
+  return startServer([BINARY, ...serveArgs(db)], KURZ_LINE, { cwd: work });
 }
 
 /** Samples a process's memory every 20 ms until stopped; returns the peaks. */
@@ -151,16 +105,13 @@ function stalledReader(port: number): Promise<Socket> {
 
 const db = join(work, 'list.db');
 let t0 = performance.now();
-seed(db, LINKS);
+seedLinks(db, LINKS, BINARY);
 console.log(
   `# GET /api/links with ${fmt(LINKS)} links (seeded in ${fmt((performance.now() - t0) / 1000, 1)} s)`,
 );
 let kurz = await startKurz(db);
-async function stop(server: typeof kurz) {
-  server.proc.kill('SIGTERM');
-  await server.proc.exited;
-}
-const paths = ['/health', `/c${Math.floor(LINKS / 2)}`];
+const stop = (server: typeof kurz) => server.stop();
+const paths = ['/health', `/${seededCode(Math.floor(LINKS / 2))}`];
 try {
   await latencies(kurz.url, paths, 500); // warm-up
   const idle = memory(kurz.proc.pid);

@@ -7,24 +7,26 @@
 // kurz runs with its default rate limits, except where a section says it turns them off
 // (one address making all the load would otherwise be refused, as it should be).
 
-import { Database } from 'bun:sqlite';
-import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+import {
+  BINARY,
+  KURZ_LINE,
+  memoryOf,
+  numberFlag,
+  seedLinks,
+  serveArgs,
+  startServer,
+} from './harness.ts';
 import { median, type WrkResult, wrk } from './wrk.ts';
 
-const ROOT = resolve(import.meta.dir, '..');
-const BINARY = join(ROOT, 'dist', 'kurz');
 const SERVER_CPU = 0;
 const LOAD_CPU = 1;
 
 const argv = process.argv.slice(2);
-const flag = (name: string, fallback: number) => {
-  const i = argv.indexOf(name);
-  return i === -1 ? fallback : Number(argv[i + 1]);
-};
-const ROUNDS = flag('--rounds', 5);
-const SECONDS = flag('--seconds', 5);
+const ROUNDS = numberFlag(argv, '--rounds', 5);
+const SECONDS = numberFlag(argv, '--seconds', 5);
 const sections = argv.filter((a, i) => !a.startsWith('--') && !argv[i - 1]?.startsWith('--'));
 const KNOWN = ['redirect', 'create', 'million', 'flood', 'startup', 'all'];
 for (const s of sections)
@@ -33,59 +35,23 @@ const wanted = (name: string) =>
   sections.length === 0 || sections.includes('all') || sections.includes(name);
 const work = mkdtempSync(join(tmpdir(), 'kurz-bench-'));
 
-interface Server {
-  url: string;
-  pid: number;
-  stop(): Promise<void>;
+/** A server pinned to the server's CPU, in the work folder. */
+function startPinned(command: string[], pattern: RegExp) {
+  return startServer(['taskset', '-c', String(SERVER_CPU), ...command], pattern, { cwd: work });
 }
-
-async function startServer(command: string[], pattern: RegExp): Promise<Server> {
-  const proc = Bun.spawn(['taskset', '-c', String(SERVER_CPU), ...command], {
-    stdout: 'pipe',
-    stderr: 'inherit',
-    cwd: work,
-  });
-  const reader = proc.stdout.getReader();
-  let out = '';
-  while (!pattern.test(out)) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`server exited: ${command.join(' ')}\n${out}`);
-    out += new TextDecoder().decode(value);
-  }
-  void (async () => {
-    while (!(await reader.read()).done) {}
-  })();
-  const port = pattern.exec(out)?.[1];
-  return {
-    url: `http://127.0.0.1:${port}`,
-    pid: proc.pid,
-    async stop() {
-      proc.kill('SIGTERM');
-      await proc.exited;
-    },
-  };
-}
-
-const KURZ_LINE = /kurz listening on http:\/\/[^:]+:(\d+) /;
 
 function startKurz(db: string, mode = 'open', extra: string[] = []) {
-  return startServer(
-    [BINARY, 'serve', '--mode', mode, '--port', '0', '--host', '127.0.0.1', '--db', db, ...extra],
-    KURZ_LINE,
-  );
+  return startPinned([BINARY, ...serveArgs(db, mode, extra)], KURZ_LINE);
 }
 
 function startCeiling() {
-  return startServer(
+  return startPinned(
     ['bun', join(import.meta.dir, 'ceiling.ts'), '0'],
     /listening on http:\/\/[^:]+:(\d+)/,
   );
 }
 
-function rssMiB(pid: number): number {
-  const status = require('node:fs').readFileSync(`/proc/${pid}/status`, 'utf8') as string;
-  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
-}
+const rssMiB = (pid: number) => memoryOf(pid).total;
 
 async function createLink(base: string, body: object) {
   const r = await fetch(`${base}/api/shorten`, { method: 'POST', body: JSON.stringify(body) });
@@ -221,40 +187,11 @@ wrk.headers["Content-Type"] = "application/json"
   await kurz.stop();
 }
 
-/** Writes n links straight into a migrated database (codes c0000000…), fast. */
-async function seed(db: string, n: number): Promise<string[]> {
-  const migrate = Bun.spawnSync([BINARY, 'migrate', '--db', db]);
-  if (migrate.exitCode !== 0) throw new Error(migrate.stderr.toString());
-  const sqlite = new Database(db);
-  sqlite.run('PRAGMA journal_mode = WAL');
-  sqlite.run('PRAGMA synchronous = OFF');
-  const insert = sqlite.prepare(
-    'INSERT INTO links (user_id, original_url, short_code, source, created_at) VALUES (NULL, ?, ?, NULL, ?)',
-  );
-  const codes: string[] = [];
-  const start = Date.now() - n;
-  const chunk = sqlite.transaction((from: number, to: number) => {
-    for (let i = from; i < to; i++) {
-      const code = `c${i.toString(36).padStart(7, '0')}`;
-      codes.push(code);
-      insert.run(
-        `https://example.com/article/${i}?utm_source=seed&utm_medium=bench`,
-        code,
-        start + i,
-      );
-    }
-  });
-  for (let i = 0; i < n; i += 50_000) chunk(i, Math.min(n, i + 50_000));
-  sqlite.run('PRAGMA wal_checkpoint(TRUNCATE)');
-  sqlite.close();
-  return codes;
-}
-
 async function benchMillion() {
   const N = 1_000_000;
   console.log(`\n# ${fmt(N)} links (${ROUNDS} rounds of ${SECONDS}s each)`);
   const t0 = performance.now();
-  const codes = await seed(join(work, 'million.db'), N);
+  const codes = seedLinks(join(work, 'million.db'), N);
   console.log(`  seeded ${fmt(N)} links in ${fmt((performance.now() - t0) / 1000, 1)} s`);
   // Hot sets spread evenly over the whole table, picked at random by wrk: 1,000 codes
   // (a working set that fits CPU caches) and 50,000 (one that does not).
@@ -419,10 +356,11 @@ async function benchStartup() {
     for (let i = 0; i < RUNS; i++) {
       const db = join(work, fresh ? `fresh-${i}.db` : 'startup.db');
       const t0 = performance.now();
-      const proc = Bun.spawn(
-        [BINARY, 'serve', '--mode', 'open', '--port', '0', '--host', '127.0.0.1', '--db', db],
-        { stdout: 'pipe', stderr: 'ignore', cwd: work },
-      );
+      const proc = Bun.spawn([BINARY, ...serveArgs(db)], {
+        stdout: 'pipe',
+        stderr: 'ignore',
+        cwd: work,
+      });
       const reader = proc.stdout.getReader();
       let out = '';
       while (!KURZ_LINE.test(out)) {
@@ -450,4 +388,4 @@ if (wanted('create')) await benchCreate();
 if (wanted('million')) await benchMillion();
 if (wanted('flood')) await benchFlood();
 if (wanted('startup')) await benchStartup();
-require('node:fs').rmSync(work, { recursive: true, force: true });
+rmSync(work, { recursive: true, force: true });

@@ -10,19 +10,15 @@
 // PASS needs: RSS at the end within 10% of RSS after the warm-up, and no error
 // response (every answer the one its request should get, no failed request).
 
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { BINARY, KURZ_LINE, memoryOf, numberFlag, serveArgs, startServer } from './harness.ts';
 
-const BINARY = resolve(import.meta.dir, '..', 'dist', 'kurz');
 const argv = process.argv.slice(2);
-const flag = (name: string, fallback: number) => {
-  const i = argv.indexOf(name);
-  return i === -1 ? fallback : Number(argv[i + 1]);
-};
-const SECONDS = flag('--seconds', 60);
-const WARMUP = flag('--warmup', 30);
-const CLIENTS = flag('--clients', 8);
+const SECONDS = numberFlag(argv, '--seconds', 60);
+const WARMUP = numberFlag(argv, '--warmup', 30);
+const CLIENTS = numberFlag(argv, '--clients', 8);
 const SAMPLE_EVERY_MS = 5000;
 /** Codes created before the load; redirects pick among them. */
 const KNOWN_CODES = 1000;
@@ -40,21 +36,12 @@ const MIX: [Kind, number, number][] = [
 const work = mkdtempSync(join(tmpdir(), 'kurz-soak-'));
 // All the load comes from this one address; with the per-address rate limits on, most
 // creates and unknown codes would be answered 429, which is not what a soak measures.
-const args = [
-  'serve',
-  '--mode',
-  'open',
-  '--host',
-  '127.0.0.1',
-  '--port',
-  '0',
-  '--rate-limits',
-  'off',
-];
-args.push('--db', join(work, 'kurz.db'));
+const args = serveArgs(join(work, 'kurz.db'), 'open', ['--rate-limits', 'off']);
 console.log(`dist/kurz ${args.join(' ')}`);
 console.log('(--rate-limits off: one address makes all the load)');
-const proc = Bun.spawn([BINARY, ...args], { cwd: work, stdout: 'pipe', stderr: 'inherit' });
+const kurz = await startServer([BINARY, ...args], KURZ_LINE, { cwd: work });
+const { proc } = kurz;
+const base = kurz.url;
 
 function cleanUp() {
   proc.kill('SIGKILL');
@@ -65,26 +52,8 @@ process.on('SIGINT', () => {
   process.exit(130);
 });
 
-const reader = proc.stdout.getReader();
-let out = '';
-const LISTENING = /kurz listening on http:\/\/[^:]+:(\d+) /;
-while (!LISTENING.test(out)) {
-  const { value, done } = await reader.read();
-  if (done) throw new Error(`kurz exited:\n${out}`);
-  out += new TextDecoder().decode(value);
-}
-void (async () => {
-  while (!(await reader.read()).done) {}
-})();
-const base = `http://127.0.0.1:${LISTENING.exec(out)?.[1]}`;
-
-/** kurz's resident memory in MiB: all of it (VmRSS), its own (RssAnon: heaps, caches)
- * and file pages (RssFile: the executable and the database, which SQLite maps). */
-function rss() {
-  const status = readFileSync(`/proc/${proc.pid}/status`, 'utf8');
-  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0);
-  return { total: kb('VmRSS') / 1024, anon: kb('RssAnon') / 1024, file: kb('RssFile') / 1024 };
-}
+/** kurz's resident memory in MiB: all of it, its own and file pages (see memoryOf). */
+const rss = () => memoryOf(proc.pid);
 
 const known: string[] = [];
 for (let i = 0; i < KNOWN_CODES; i++) {
