@@ -4,7 +4,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BINARY, call, startKurz, tempDir } from './support/binary.ts';
+import { BINARY, call, eventually, startKurz, tempDir } from './support/binary.ts';
 
 beforeAll(() => {
   if (!existsSync(BINARY)) throw new Error(`${BINARY} is missing: run \`bun run build\` first`);
@@ -13,14 +13,6 @@ beforeAll(() => {
 async function get(base: string, path: string, headers: Record<string, string> = {}) {
   const response = await fetch(base + path, { headers, redirect: 'manual' });
   return { status: response.status, headers: response.headers, text: await response.text() };
-}
-
-async function until(check: () => Promise<boolean>, ms = 5000) {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await Bun.sleep(20);
-  }
 }
 
 describe('rate limits on the binary', () => {
@@ -162,12 +154,12 @@ describe('targets on the binary', () => {
 
       writeFileSync(list, 'spam.example\nlater.example\n');
       kurz.proc.kill('SIGHUP');
-      await until(async () => kurz.output().includes('blocklist reloaded, 2 domains'));
+      await eventually(() => kurz.output().includes('blocklist reloaded, 2 domains'), 'reload');
       expect((await shorten('https://later.example/2')).json).toEqual({ error: 'URL is blocked' });
 
       writeFileSync(list, 'not a domain\n');
       kurz.proc.kill('SIGHUP');
-      await until(async () => kurz.output().includes('blocklist not reloaded'));
+      await eventually(() => kurz.output().includes('blocklist not reloaded'), 'failed reload');
       expect(kurz.output()).toContain('line 1: "not a domain" is not a domain');
       expect((await shorten('https://later.example/3')).json).toEqual({ error: 'URL is blocked' });
       expect((await call(kurz.url, 'GET', '/health')).status).toBe(200);

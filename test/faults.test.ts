@@ -7,10 +7,9 @@ import { afterAll, describe, expect, test } from 'bun:test';
 import { mkdtempSync, rmSync, statfsSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { call, type Running, run, startKurz, tempDir } from './support/binary.ts';
+import { call, eventually, type Running, run, startKurz, tempDir } from './support/binary.ts';
 
 const mounts: string[] = [];
-const folders: string[] = [];
 const running: Running[] = [];
 
 async function mountTmpfs(): Promise<string | undefined> {
@@ -37,7 +36,6 @@ afterAll(async () => {
     await run(['umount', dir]);
     rmSync(dir, { recursive: true, force: true });
   }
-  for (const dir of folders) rmSync(dir, { recursive: true, force: true });
 });
 
 async function start(db: string, extra: string[] = []): Promise<Running> {
@@ -54,14 +52,6 @@ async function fill(dir: string): Promise<string> {
   const filler = join(dir, 'filler');
   await run(['dd', 'if=/dev/zero', `of=${filler}`, 'bs=64k']);
   return filler;
-}
-
-async function eventually(check: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`never happened: ${what}`);
-    await Bun.sleep(20);
-  }
 }
 
 function integrity(db: string): string {
@@ -217,7 +207,6 @@ describe('the database file made read-only or removed while running', () => {
 
   test('a removed file: nothing more is acknowledged, 503s, one clear line, a clean exit', async () => {
     const dir = tempDir();
-    folders.push(dir);
     const db = join(dir, 'kurz.db');
     const kurz = await start(db, ['--min-free-disk', '0']);
     expect(

@@ -1,44 +1,27 @@
 // Secrets at rest and tokens: owner-only database files, the key file, rotate-secret with
 // a running server's SIGHUP reload, and the JWT header rules.
 
-import { afterAll, describe, expect, test } from 'bun:test';
-import { chmodSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { describe, expect, test } from 'bun:test';
+import { chmodSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
-import { call, type Running, runKurz, startKurz, tempDir } from './support/binary.ts';
+import { call, eventually, type Running, runKurz, startKurz, tempDir } from './support/binary.ts';
 import { SECRET, TestApp } from './support/test-app.ts';
 
-const dirs: string[] = [];
-const running: Running[] = [];
-function dir(): string {
-  const d = tempDir();
-  dirs.push(d);
-  return d;
-}
-async function start(args: string[], cwd: string): Promise<Running> {
-  const kurz = await startKurz(args, { cwd });
-  running.push(kurz);
-  return kurz;
-}
-afterAll(async () => {
-  for (const kurz of running) if (kurz.proc.exitCode === null) await kurz.stop('SIGKILL');
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
+const start = (args: string[], cwd: string) => startKurz(args, { cwd });
 
 const mode = (path: string) => statSync(path).mode & 0o777;
 const PASSWORD = 'correct horse 42';
 
-async function waitFor(kurz: Running, text: string): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!kurz.output().includes(text)) {
-    if (Date.now() > deadline) throw new Error(`no "${text}" in:\n${kurz.output()}`);
-    await Bun.sleep(10);
-  }
-}
+const waitFor = (kurz: Running, text: string) =>
+  eventually(
+    () => kurz.output().includes(text),
+    () => `"${text}" in:\n${kurz.output()}`,
+  );
 
 describe('database files are the owner’s alone', () => {
   test('a new folder is 0700 and the database, counts and their WAL and shm files 0600', async () => {
-    const cwd = dir();
+    const cwd = tempDir();
     const db = join(cwd, 'data', 'kurz.db');
     const kurz = await start(['--db', db, '--mode', 'open'], cwd);
     // A click writes the log and, via the rollup, the counts database: every file exists.
@@ -55,7 +38,7 @@ describe('database files are the owner’s alone', () => {
   });
 
   test('an existing database readable by others is tightened, and the log says so', async () => {
-    const cwd = dir();
+    const cwd = tempDir();
     const db = join(cwd, 'kurz.db');
     expect((await runKurz(['migrate', '--db', db], { cwd })).code).toBe(0);
     chmodSync(db, 0o644);
@@ -71,7 +54,7 @@ describe('database files are the owner’s alone', () => {
 
 describe('kurz rotate-secret', () => {
   test('replaces the stored key: a running kurz stops accepting old tokens once sent SIGHUP', async () => {
-    const cwd = dir();
+    const cwd = tempDir();
     const db = join(cwd, 'kurz.db');
     const kurz = await start(['--db', db], cwd);
     const ann = { email: 'ann@example.com', password: PASSWORD };
@@ -108,7 +91,7 @@ describe('kurz rotate-secret', () => {
   });
 
   test('a key given by --jwt-secret-file is not affected, and the command says so', async () => {
-    const cwd = dir();
+    const cwd = tempDir();
     const db = join(cwd, 'kurz.db');
     const keyFile = join(cwd, 'key');
     writeFileSync(keyFile, `${'k'.repeat(40)}\n`);

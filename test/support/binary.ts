@@ -121,3 +121,21 @@ export async function call(
   }
   return { status: response.status, headers: response.headers, text, json };
 }
+
+/**
+ * Waits until `check` holds, polling every 20 ms; fails after `ms` with what was awaited
+ * (`what` may be a function, to describe the state at that moment).
+ */
+export async function eventually(
+  check: () => boolean | Promise<boolean>,
+  what: string | (() => string),
+  ms = 5000,
+): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) {
+      throw new Error(`never happened: ${typeof what === 'string' ? what : what()}`);
+    }
+    await Bun.sleep(20);
+  }
+}
