@@ -15,7 +15,7 @@ import {
 import type { Store, User } from '../store/store.ts';
 import { LoginBody, RegisterBody, Session } from './model.ts';
 import type { PasswordHasher } from './passwords.ts';
-import { type TokenKey, tokenPlugin } from './tokens.ts';
+import type { TokenKey } from './tokens.ts';
 
 export interface AuthRoutesOptions {
   store: Store;
@@ -30,14 +30,13 @@ export interface AuthRoutesOptions {
 export function authRoutes(options: AuthRoutesOptions) {
   const { store, secret, tokenTtlSeconds, passwords, limits, clientOf } = options;
   return new Elysia({ name: 'kurz/auth-routes' })
-    .use(tokenPlugin(secret))
-    .resolve(({ jwt, set }) => ({
+    .resolve(({ set }) => ({
       /** The register/login answer: a fresh token and the public user. */
       session: async (user: User) => {
         // A token is a credential: no cache, shared or the browser's own, may keep it.
         set.headers['cache-control'] = 'no-store';
         const exp = Math.floor(Date.now() / 1000) + tokenTtlSeconds;
-        const token = await jwt.sign({ sub: String(user.id), exp });
+        const token = await secret.sign({ sub: String(user.id), exp });
         return { token, user: { id: user.id, email: user.email } };
       },
     }))

@@ -3,7 +3,6 @@
 // hold a TokenKey, not the secret itself.
 
 import { jwt } from '@elysiajs/jwt';
-import { Elysia } from 'elysia';
 
 export const TOKEN_ALGORITHM = 'HS256';
 const BEARER = /^Bearer +([A-Za-z0-9_.-]+)$/i;
@@ -62,13 +61,6 @@ export function hasExpectedHeader(token: string): boolean {
   const { alg, typ } = header as { alg?: unknown; typ?: unknown };
   if (alg !== TOKEN_ALGORITHM) return false;
   return typ === undefined || (typeof typ === 'string' && typ.toLowerCase() === 'jwt');
-}
-
-/** `jwt` on the context, signing with the key as it is when asked. */
-export function tokenPlugin(key: TokenKey) {
-  return new Elysia().decorate('jwt', {
-    sign: (payload: { sub: string; exp: number }) => key.sign(payload),
-  });
 }
 
 /** The token of an `Authorization: Bearer …` header, or undefined. */
