@@ -5,8 +5,10 @@ import { createApp, createWriters, drainWriters } from './app.ts';
 import { TokenKey } from './auth/tokens.ts';
 import { parseCommandLine, readBlocklist, USAGE } from './config/cli.ts';
 import { type Config, ConfigError } from './config/config.ts';
+import { StoreUnavailableError } from './domain/errors.ts';
 import { consoleLogger as log } from './logger.ts';
-import { openSqlite } from './store/sqlite/sqlite-store.ts';
+import { describeDatabase } from './store/database-url.ts';
+import { openStore } from './store/open.ts';
 import type { Store } from './store/store.ts';
 import { VERSION } from './version.ts';
 
@@ -32,9 +34,9 @@ async function main(argv: string[]): Promise<number> {
       console.log(`kurz ${VERSION}`);
       return 0;
     case 'migrate': {
-      const store = openStore(command.config);
+      const store = await openStore(command.config, log);
       await closeStore(store);
-      log.info(`kurz: database ${command.config.db} is up to date`);
+      log.info(`kurz: database ${describeDatabase(command.config.db)} is up to date`);
       return 0;
     }
     case 'rotate-secret':
@@ -48,7 +50,8 @@ const JWT_SECRET_KEY = 'jwt_secret';
 
 /** Replaces the token key kept in the database: every token issued with the old one stops working. */
 async function rotateSecret(config: Config): Promise<number> {
-  const store = openStore(config);
+  const store = await openStore(config, log);
+  const db = describeDatabase(config.db);
   try {
     await store.replaceSetting(JWT_SECRET_KEY, generateSecret());
   } finally {
@@ -57,23 +60,43 @@ async function rotateSecret(config: Config): Promise<number> {
   if (config.jwtSecret !== undefined) {
     // The stored key is replaced all the same, for the day the flag is dropped.
     log.info(
-      `kurz: the token key stored in ${config.db} was replaced, but a key given by --jwt-secret or --jwt-secret-file (or their environment variables) takes precedence: a kurz started with it keeps accepting its tokens. To invalidate them, change that key and restart.`,
+      `kurz: the token key stored in ${db} was replaced, but a key given by --jwt-secret or --jwt-secret-file (or their environment variables) takes precedence: a kurz started with it keeps accepting its tokens. To invalidate them, change that key and restart.`,
     );
     return 0;
   }
   log.info(
-    `kurz: the token key in ${config.db} was replaced; every token issued before is now invalid and every user must log in again. A running kurz uses the new key once it is sent SIGHUP or restarted.`,
+    `kurz: the token key in ${db} was replaced; every token issued before is now invalid and every user must log in again. A running kurz uses the new key once it is sent SIGHUP or restarted.`,
   );
   return 0;
 }
 
-function openStore(config: Config): Store {
-  return openSqlite({
-    path: config.db,
-    durability: config.durability,
-    minFreeDiskBytes: config.minFreeDiskBytes,
-    log,
-  });
+/** How often serve() tries again to reach a database that is not up yet. */
+const OPEN_RETRY_MS = 1000;
+
+/**
+ * Opens the store for serving. A PostgreSQL server that cannot be reached yet (kurz and
+ * its database started together, or the database restarting) is waited for, said once,
+ * rather than ending kurz: an instance behind a load balancer should come up by itself.
+ */
+async function openStoreWhenReachable(config: Config): Promise<Store> {
+  let said = false;
+  for (;;) {
+    try {
+      const store = await openStore(config, log);
+      if (said) log.info('kurz: the database is reachable');
+      return store;
+    } catch (error) {
+      if (!(error instanceof StoreUnavailableError)) throw error;
+      if (!said) {
+        const cause = error.cause instanceof Error ? error.cause.message : String(error.cause);
+        log.error(
+          `kurz: database ${describeDatabase(config.db)} cannot be reached (${cause}); trying again every ${OPEN_RETRY_MS / 1000} s`,
+        );
+        said = true;
+      }
+      await Bun.sleep(OPEN_RETRY_MS);
+    }
+  }
 }
 
 /**
@@ -103,7 +126,7 @@ const IDLE_TIMEOUT_S = 15;
 
 async function serve(config: Config): Promise<number> {
   let blocklist = config.blocklist?.list;
-  const store = openStore(config);
+  const store = await openStoreWhenReachable(config);
   const jwtSecret = new TokenKey(
     config.jwtSecret ?? (await store.setting(JWT_SECRET_KEY, generateSecret)),
   );
@@ -156,7 +179,9 @@ async function serve(config: Config): Promise<number> {
   if (server === null) throw new Error('server did not start');
   const address = `http://${config.host}:${server.port}`;
   baseUrl ??= `http://localhost:${server.port}`;
-  log.info(`kurz listening on ${address} (mode: ${config.mode}, db: ${config.db})`);
+  log.info(
+    `kurz listening on ${address} (mode: ${config.mode}, db: ${describeDatabase(config.db)})`,
+  );
   if (config.blocklist !== undefined) {
     const { path, list } = config.blocklist;
     log.info(`kurz: blocklist ${path} has ${list.domains.size} domains`);

@@ -133,7 +133,9 @@ describe('dist/kurz', () => {
     [['--token-ttl', '0'], '--token-ttl'],
     [['--base-url', 'ftp://x'], '--base-url'],
     [['--jwt-secret', 'short'], '--jwt-secret'],
-    [['--db', 'postgres://localhost/kurz'], '--db'],
+    [['--db', 'postgres://localhost'], '--db'],
+    [['--db', 'mysql://localhost/kurz'], '--db'],
+    [['--db-pool', '0'], '--db-pool'],
     [['--port'], '--port'],
     [['launch'], 'launch'],
   ])('%p exits non-zero with one line naming %s, and starts nothing', async (args, name) => {

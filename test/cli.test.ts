@@ -18,6 +18,7 @@ describe('command line', () => {
       host: '0.0.0.0',
       port: 3000,
       db: './data/kurz.db',
+      dbPool: 10,
       baseUrl: undefined,
       jwtSecret: undefined,
       tokenTtlSeconds: 86_400,
@@ -65,12 +66,14 @@ describe('command line', () => {
       KURZ_SHUTDOWN_TIMEOUT: '3',
       KURZ_MAX_LINKS_PER_USER: '0',
       KURZ_MIN_FREE_DISK: '1GB',
+      KURZ_DB_POOL: '4',
     };
     expect(config([], env)).toEqual({
       mode: 'open',
       host: '127.0.0.1',
       port: 8080,
       db: '/var/lib/kurz/k.db',
+      dbPool: 4,
       baseUrl: 'https://s.example',
       jwtSecret: 's'.repeat(32),
       tokenTtlSeconds: 60,
@@ -112,6 +115,27 @@ describe('command line', () => {
 
   test('a sqlite:// URL is read as a path', () => {
     expect(config(['--db', 'sqlite:///tmp/k.db']).db).toBe('/tmp/k.db');
+  });
+
+  test('a postgres:// or postgresql:// URL selects PostgreSQL; other schemes and bad URLs are refused without echoing them', () => {
+    for (const url of ['postgres://u:p@db:5432/kurz', 'postgresql://db/kurz?sslmode=require']) {
+      expect(config(['--db', url]).db).toBe(url);
+      expect(config([], { DATABASE_URL: url }).db).toBe(url);
+    }
+    for (const bad of [
+      'postgres://u:hunter2@/kurz',
+      'postgres://u:hunter2@db',
+      'mysql://db/kurz',
+    ]) {
+      expect(() => config(['--db', bad])).toThrow('--db must be');
+      try {
+        config(['--db', bad]);
+      } catch (error) {
+        expect(String(error)).not.toContain('hunter2');
+      }
+    }
+    expect(config(['--db-pool', '25']).dbPool).toBe(25);
+    expect(() => config(['--db-pool', '0'])).toThrow('--db-pool must be');
   });
 
   test('--jwt-secret-file reads the key from a file, without its final newline', () => {

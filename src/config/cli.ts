@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { type Blocklist, BlocklistError, parseBlocklist } from '../domain/targets.ts';
 import { parseTrustedProxies } from '../net/client-address.ts';
+import { isPostgresUrl } from '../store/database-url.ts';
 import {
   type Config,
   ConfigError,
@@ -116,6 +117,25 @@ export function readBlocklist(path: string): Blocklist {
   }
 }
 
+/**
+ * A SQLite file path (or `sqlite://PATH`), or a PostgreSQL URL. A URL that does not
+ * parse is refused here, without echoing it: it may hold a password.
+ */
+export function parseDatabase(value: string): string {
+  if (value === '') throw 'must be a SQLite file path or a postgres:// URL';
+  if (isPostgresUrl(value)) {
+    const url = URL.parse(value);
+    if (url === null || url.hostname === '' || url.pathname.length <= 1) {
+      throw 'must be a URL such as postgres://user:password@host:5432/database';
+    }
+    return value;
+  }
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value) && !value.startsWith('sqlite://')) {
+    throw 'must be a SQLite file path, sqlite://PATH or a postgres:// URL';
+  }
+  return value.startsWith('sqlite://') ? value.slice('sqlite://'.length) : value;
+}
+
 function checkSecret(secret: string): string {
   if (secret.length < JWT_SECRET_MIN_LENGTH) {
     throw `must be at least ${JWT_SECRET_MIN_LENGTH} characters long`;
@@ -144,11 +164,13 @@ const FLAGS: Record<string, FlagSpec> = {
   '--db': {
     env: 'DATABASE_URL',
     parse: (v, c) => {
-      if (v === '') throw 'must be a SQLite file path';
-      if (/^postgres(ql)?:\/\//i.test(v)) {
-        throw 'PostgreSQL is not supported yet; give a SQLite file path';
-      }
-      c.db = v.startsWith('sqlite://') ? v.slice('sqlite://'.length) : v;
+      c.db = parseDatabase(v);
+    },
+  },
+  '--db-pool': {
+    env: 'KURZ_DB_POOL',
+    parse: (v, c) => {
+      c.dbPool = wholeNumber(v, 1, 1000, 'a number of connections from 1 to 1000');
     },
   },
   '--base-url': {
@@ -258,7 +280,9 @@ Flags (each also read from the environment variable shown):
   --mode accounts|open      KURZ_MODE        accounts (with users and tokens) or open (default accounts)
   --host H                  KURZ_HOST        listen address (default 0.0.0.0)
   --port N                  PORT             listen port; 0 picks a free one (default 3000)
-  --db PATH                 DATABASE_URL     SQLite file, created with its folder (default ./data/kurz.db)
+  --db PATH|URL             DATABASE_URL     SQLite file, created with its folder (default ./data/kurz.db),
+                                             or postgres://user:password@host:5432/database for PostgreSQL
+  --db-pool N               KURZ_DB_POOL     PostgreSQL connections per instance (default 10)
   --base-url URL            KURZ_BASE_URL    public address of short links (default http://localhost:PORT)
   --jwt-secret S            KURZ_JWT_SECRET  token signing key, 32+ characters (default: generated once, kept in the database)
   --jwt-secret-file PATH    KURZ_JWT_SECRET_FILE  read the token signing key from a file (keeps it out of ps)

@@ -30,8 +30,10 @@ export interface Config {
   mode: Mode;
   host: string;
   port: number;
-  /** SQLite file path (or `:memory:`). */
+  /** SQLite file path (or `:memory:`), or a postgres:// / postgresql:// URL. */
   db: string;
+  /** PostgreSQL connections per instance (the pool); unused with SQLite. */
+  dbPool: number;
   /** Public address for short links; undefined means http://localhost:PORT once bound. */
   baseUrl: string | undefined;
   /** HMAC key for tokens (from --jwt-secret or --jwt-secret-file); undefined means kept in the database. */
@@ -72,6 +74,7 @@ export const DEFAULTS = {
   host: '0.0.0.0',
   port: 3000,
   db: './data/kurz.db',
+  dbPool: 10,
   tokenTtlSeconds: 86_400,
   durability: 'normal',
   cacheSize: 50_000,

@@ -43,7 +43,14 @@ export class LinkCache {
     private readonly options: LinkCacheOptions = DEFAULT_CACHE,
     /** Headers every answer carries (nosniff, HSTS), copied into each link's 307 once. */
     private readonly responseHeaders: Readonly<Record<string, string>> = {},
-  ) {}
+  ) {
+    // Another instance created (or changed) a link: this one must not go on believing
+    // its code unknown, nor keep an old target. Missed notices forget everything.
+    store.watchLinks(
+      (code) => this.forget(code),
+      () => this.forgetAll(),
+    );
+  }
 
   /**
    * The link of a code when the cache knows it, without waiting: a CachedLink, UNKNOWN
@@ -70,6 +77,17 @@ export class LinkCache {
   /** Called when this instance creates a link, so its code is not believed unknown. */
   forgetMissing(code: string): void {
     this.misses.delete(code);
+  }
+
+  /** Forgets what is known of a code: the next request asks the store. */
+  forget(code: string): void {
+    this.misses.delete(code);
+    this.hits.delete(code);
+  }
+
+  forgetAll(): void {
+    this.misses.clear();
+    this.hits.clear();
   }
 
   private async load(code: string): Promise<CachedLink | undefined> {

@@ -1,5 +1,6 @@
 // The storage interface: the handful of operations kurz needs, and nothing of HTTP.
-// One implementation per database (SQLite today), chosen at start-up from --db.
+// One implementation per database (SQLite, the embedded default, and PostgreSQL for
+// several instances on one database), chosen at start-up from --db.
 
 export interface User {
   id: number;
@@ -83,7 +84,12 @@ export interface LinkChunkQuery {
   limit: number;
 }
 
+/** Told the code of a link whose row changed on another instance. */
+export type LinkChanged = (code: string) => void;
+
 export interface Store {
+  /** Which database this is, for the start-up line and tools such as `kurz copy`. */
+  readonly kind: 'sqlite' | 'postgres';
   /** Returns undefined when the e-mail is already registered. */
   createUser(email: string, passwordHash: string): Promise<User | undefined>;
   findUserByEmail(email: string): Promise<UserWithHash | undefined>;
@@ -110,6 +116,13 @@ export interface Store {
   setting(key: string, make: () => string): Promise<string>;
   /** Stores a setting's value, replacing any before it. */
   replaceSetting(key: string, value: string): Promise<void>;
+  /**
+   * Subscribes to links created (later: edited and deleted) by other instances on the
+   * same database: `changed` gets each one's code; `reset` is called when notices may
+   * have been missed (a lost connection came back), so caches forget what they hold.
+   * Returns the unsubscribe. A store only one process uses never calls either.
+   */
+  watchLinks(changed: LinkChanged, reset: () => void): () => void;
   /**
    * Resolves when the database answers and can be written (for /health); throws
    * StoreUnavailableError otherwise, e.g. on a full disk or a file removed under it.

@@ -2,9 +2,9 @@
 // so the result is the same as drizzle-kit's. Idempotent: applied ones are skipped.
 
 import type { BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite';
-import { embeddedMigrations } from './embedded-migrations.ts' with { type: 'macro' };
+import { embeddedMigrations } from '../embedded-migrations.ts' with { type: 'macro' };
 
-const MIGRATIONS = embeddedMigrations();
+const MIGRATIONS = embeddedMigrations('sqlite');
 
 // biome-ignore lint/suspicious/noExplicitAny: drizzle exposes its migrator only on the internal dialect
 export function applyMigrations(db: BunSQLiteDatabase<any>): void {

@@ -1,4 +1,4 @@
-// SQLite schema, the source drizzle-kit generates drizzle/*.sql from.
+// SQLite schema, the source drizzle-kit generates drizzle/sqlite/*.sql from.
 // Times are integer milliseconds since the Unix epoch (UTC).
 
 import { sql } from 'drizzle-orm';

@@ -316,6 +316,7 @@ function linkChunks(sqlite: Database) {
 }
 
 export class SqliteStore implements Store {
+  readonly kind = 'sqlite';
   private readonly q;
   private readonly lists: ReturnType<typeof linkLists>;
   private chunks: ReturnType<typeof linkChunks> | undefined;
@@ -526,6 +527,11 @@ export class SqliteStore implements Store {
     return this.guardWrite(() => {
       this.q.upsertSetting.run({ key, value });
     });
+  }
+
+  /** One process owns a SQLite database: no other instance changes its links. */
+  watchLinks(): () => void {
+    return () => {};
   }
 
   /**

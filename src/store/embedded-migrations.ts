@@ -1,5 +1,6 @@
 // A Bun macro: runs when kurz is bundled (or transpiled by `bun run`/`bun test`) and
-// inlines drizzle/ into the code, so the compiled executable carries its migrations.
+// inlines drizzle/<dialect>/ into the code, so the compiled executable carries the
+// migrations of both databases.
 
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -17,8 +18,8 @@ interface Journal {
   entries: { tag: string; when: number; breakpoints: boolean }[];
 }
 
-export function embeddedMigrations(): EmbeddedMigration[] {
-  const folder = join(import.meta.dir, '..', '..', '..', 'drizzle');
+export function embeddedMigrations(dialect: 'sqlite' | 'postgres'): EmbeddedMigration[] {
+  const folder = join(import.meta.dir, '..', '..', 'drizzle', dialect);
   const journal: Journal = JSON.parse(readFileSync(join(folder, 'meta', '_journal.json'), 'utf8'));
   // Same shape and hash as drizzle-orm's readMigrationFiles, so drizzle-kit's bookkeeping agrees.
   return journal.entries.map((entry) => {

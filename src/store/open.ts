@@ -1,0 +1,24 @@
+// Opens the store --db names: a SQLite file (the embedded default) or a PostgreSQL
+// database (several instances on one database).
+
+import type { Config } from '../config/config.ts';
+import type { Logger } from '../logger.ts';
+import { isPostgresUrl } from './database-url.ts';
+import { openPostgres } from './postgres/postgres-store.ts';
+import { openSqlite } from './sqlite/sqlite-store.ts';
+import type { Store } from './store.ts';
+
+export type StoreConfig = Pick<Config, 'db' | 'dbPool' | 'durability' | 'minFreeDiskBytes'>;
+
+/** Opens and migrates the database; throws StoreUnavailableError when PostgreSQL cannot be reached. */
+export async function openStore(config: StoreConfig, log: Logger): Promise<Store> {
+  if (isPostgresUrl(config.db)) {
+    return openPostgres({ url: config.db, pool: config.dbPool, log });
+  }
+  return openSqlite({
+    path: config.db,
+    durability: config.durability,
+    minFreeDiskBytes: config.minFreeDiskBytes,
+    log,
+  });
+}

@@ -1,0 +1,466 @@
+// The PostgreSQL implementation of Store, over Bun's built-in client (Bun.SQL) and
+// drizzle (drizzle-orm/bun-sql). Several kurz instances may share one database: every
+// promise the store makes (exact counts, one winner per code, the first token key
+// stored) is kept by PostgreSQL itself, never by memory of one process.
+
+import { SQL } from 'bun';
+import { sql as dsql, eq } from 'drizzle-orm';
+import { type BunSQLDatabase, drizzle } from 'drizzle-orm/bun-sql';
+import { StoreUnavailableError } from '../../domain/errors.ts';
+import { consoleLogger, type Logger } from '../../logger.ts';
+import {
+  type Click,
+  type CreatedLink,
+  LINK_LIMIT_REACHED,
+  type Link,
+  type LinkChanged,
+  type LinkChunkQuery,
+  type LinkPage,
+  type LinkQuery,
+  type LinkTarget,
+  type NewLink,
+  type Store,
+  type User,
+  type UserWithHash,
+} from '../store.ts';
+import { applyMigrations } from './migrate.ts';
+import * as schema from './schema.ts';
+
+const { users, settings } = schema;
+
+export interface PostgresOptions {
+  /** postgres:// or postgresql:// URL; `?schema=NAME` keeps kurz's tables in that schema. */
+  url: string;
+  /** Connections in the pool (besides the one that listens for changes). */
+  pool: number;
+  /** Where changes of the store's state (connection lost, back) are told; once per change. */
+  log?: Logger;
+  /** How long one operation may take before it is answered as unavailable (ms). */
+  deadlineMs?: number;
+}
+
+/** The channel on which instances tell each other of new (and later changed) links. */
+export const LINKS_CHANNEL = 'kurz_links';
+
+/**
+ * An operation that has not finished by then is answered 503: a stopped or unreachable
+ * server must not hold requests, and /health must answer within 2 s.
+ */
+const DEFAULT_DEADLINE_MS = 1500;
+/** Seconds a new connection may take; below the deadline, so a dead server is seen in time. */
+const CONNECT_TIMEOUT_S = 1;
+/** Shards of each link's click count (see link_clicks in schema.ts). */
+const COUNT_SHARDS = 16;
+/** How often /health may write its probe row; between probes it answers from a read. */
+const HEALTH_PROBE_INTERVAL_MS = 1000;
+const HEALTH_PROBE_KEY = 'health_probe';
+
+/**
+ * SQLSTATE classes and codes that say the database cannot serve now, not that the
+ * query was wrong: connection failures (08), resources (53), operator intervention
+ * (57: shutdown, cannot connect now), and a read-only server (25006, a standby).
+ */
+const UNAVAILABLE_STATES = /^(08|53|57|58|25006|40001|40P01)/;
+
+/** The error a caller sees: StoreUnavailableError when the database is unreachable or failing. */
+export function classify(error: unknown): unknown {
+  if (error instanceof StoreUnavailableError) return error;
+  if (error instanceof SQL.PostgresError) {
+    if (error.code !== 'ERR_POSTGRES_SERVER_ERROR') {
+      // The client's own codes: connection refused, closed, timed out, TLS, auth…
+      return new StoreUnavailableError({ cause: error });
+    }
+    if (UNAVAILABLE_STATES.test(String(error.errno ?? ''))) {
+      return new StoreUnavailableError({ cause: error });
+    }
+    return error;
+  }
+  if (error instanceof SQL.SQLError || (error as { code?: string })?.code === 'ECONNREFUSED') {
+    return new StoreUnavailableError({ cause: error });
+  }
+  return error;
+}
+
+/** The connection URL without kurz's own `schema` parameter, and that schema. */
+function splitSchema(url: string): { url: string; schema: string | undefined } {
+  const parsed = new URL(url);
+  const schemaName = parsed.searchParams.get('schema') ?? undefined;
+  parsed.searchParams.delete('schema');
+  if (schemaName !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schemaName)) {
+    throw new Error(`schema "${schemaName}" must be a lower-case SQL name`);
+  }
+  return { url: parsed.toString(), schema: schemaName };
+}
+
+/** Opens the pool, applies migrations (one instance at a time) and starts listening. */
+export async function openPostgres(options: PostgresOptions): Promise<PostgresStore> {
+  const log = options.log ?? consoleLogger;
+  const { url, schema: schemaName } = splitSchema(options.url);
+  const client = new SQL(url, {
+    max: options.pool,
+    connectionTimeout: CONNECT_TIMEOUT_S,
+    // Idle connections are closed after a while, so a pool shrinks after a burst.
+    idleTimeout: 60,
+    ...(schemaName !== undefined ? { connection: { search_path: schemaName } } : {}),
+  });
+  try {
+    if (schemaName !== undefined) {
+      await client.unsafe(`CREATE SCHEMA IF NOT EXISTS "${schemaName}"`);
+    }
+    await applyMigrations(client, schemaName);
+    const store = new PostgresStore(client, log, options.deadlineMs ?? DEFAULT_DEADLINE_MS);
+    await store.listen();
+    return store;
+  } catch (error) {
+    await client.close({ timeout: 0 });
+    throw classify(error);
+  }
+}
+
+/** A row of the link lists; created_at and clicks come as float8 (a JS number). */
+type LinkRow = Link;
+
+export class PostgresStore implements Store {
+  readonly kind = 'postgres';
+  private readonly db: BunSQLDatabase<typeof schema>;
+  private readonly q;
+  private closed = false;
+  private readonly listeners = new Set<LinkChanged>();
+  private readonly resetListeners = new Set<() => void>();
+  private subscription: SQL.ListenSubscription | undefined;
+  private lastProbe = 0;
+
+  constructor(
+    /** The pool, for tests and tools that inspect what the API does not show. */
+    readonly client: SQL,
+    private readonly log: Logger,
+    private readonly deadlineMs: number,
+  ) {
+    this.db = drizzle({ client, schema });
+    const db = this.db;
+    const p = dsql.placeholder;
+    this.q = {
+      insertUser: db
+        .insert(users)
+        .values({ email: p('email'), passwordHash: p('hash'), createdAt: p('now') })
+        .onConflictDoNothing({ target: users.email })
+        .returning({ id: users.id, email: users.email })
+        .prepare('kurz_insert_user'),
+      userByEmail: db
+        .select({ id: users.id, email: users.email, passwordHash: users.passwordHash })
+        .from(users)
+        .where(eq(users.email, p('email')))
+        .prepare('kurz_user_by_email'),
+      userById: db
+        .select({ id: users.id })
+        .from(users)
+        .where(eq(users.id, p('id')))
+        .prepare('kurz_user_by_id'),
+      insertSetting: db
+        .insert(settings)
+        .values({ key: p('key'), value: p('value') })
+        .onConflictDoNothing()
+        .prepare('kurz_insert_setting'),
+      upsertSetting: db
+        .insert(settings)
+        .values({ key: p('key'), value: p('value') })
+        .onConflictDoUpdate({ target: settings.key, set: { value: dsql`excluded.value` } })
+        .prepare('kurz_upsert_setting'),
+      settingByKey: db
+        .select({ value: settings.value })
+        .from(settings)
+        .where(eq(settings.key, p('key')))
+        .prepare('kurz_setting_by_key'),
+    };
+  }
+
+  /**
+   * Runs one operation against the deadline: past it, or on a connection failure, the
+   * caller gets StoreUnavailableError. A write past its deadline may still commit; it
+   * was not acknowledged, so nothing acknowledged is lost.
+   */
+  private async run<T>(work: () => Promise<T>): Promise<T> {
+    if (this.closed) throw new StoreUnavailableError();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new StoreUnavailableError({ cause: 'database deadline passed' })),
+        this.deadlineMs,
+      );
+    });
+    const operation = work();
+    // A late failure after the deadline answered must not be unhandled.
+    operation.catch(() => {});
+    try {
+      return await Promise.race([operation, deadline]);
+    } catch (error) {
+      throw classify(error);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  createUser(email: string, passwordHash: string): Promise<User | undefined> {
+    return this.run(async () => {
+      const [row] = await this.q.insertUser.execute({ email, hash: passwordHash, now: Date.now() });
+      return row;
+    });
+  }
+
+  findUserByEmail(email: string): Promise<UserWithHash | undefined> {
+    return this.run(async () => (await this.q.userByEmail.execute({ email }))[0]);
+  }
+
+  userExists(id: number): Promise<boolean> {
+    return this.run(async () => (await this.q.userById.execute({ id })).length > 0);
+  }
+
+  /**
+   * One transaction for the batch. Owners with a quota are locked (their users row, in
+   * id order, so two instances cannot deadlock) before their totals are read, so
+   * concurrent creates on any instance cannot pass the quota together. Links are
+   * inserted in order, each taking its code or not (the unique index decides across
+   * instances); the codes taken are announced on commit, so other instances stop
+   * believing them unknown.
+   */
+  createLinks(batch: readonly NewLink[]): Promise<CreatedLink[]> {
+    return this.run(() =>
+      this.client.begin(async (tx) => {
+        const limited = [
+          ...new Set(
+            batch
+              .filter((link) => (link.ownerLimit ?? 0) > 0 && link.userId !== null)
+              .map((link) => link.userId as number),
+          ),
+        ].sort((a, b) => a - b);
+        const owned = new Map<number, number>();
+        if (limited.length > 0) {
+          await tx`SELECT id FROM users WHERE id IN ${tx(limited)} ORDER BY id FOR UPDATE`;
+          const totals: { owner: number; links: number }[] =
+            await tx`SELECT owner, links::float8 AS links FROM link_totals WHERE owner IN ${tx(limited)}`;
+          for (const owner of limited) owned.set(owner, 0);
+          for (const row of totals) owned.set(row.owner, row.links);
+        }
+        const results: CreatedLink[] = [];
+        const codes: string[] = [];
+        for (const link of batch) {
+          const limit = link.ownerLimit ?? 0;
+          if (limit > 0 && link.userId !== null) {
+            const count = owned.get(link.userId) ?? 0;
+            if (count >= limit) {
+              results.push(LINK_LIMIT_REACHED);
+              continue;
+            }
+          }
+          const [row]: { id: number; created_at: number }[] = await tx`
+            INSERT INTO links (user_id, original_url, short_code, source, created_at)
+            VALUES (${link.userId}, ${link.originalUrl}, ${link.shortCode}, ${link.source}, ${link.createdAt})
+            ON CONFLICT (short_code) DO NOTHING
+            RETURNING id`;
+          if (row === undefined) {
+            results.push(undefined);
+            continue;
+          }
+          if (link.userId !== null) owned.set(link.userId, (owned.get(link.userId) ?? 0) + 1);
+          codes.push(link.shortCode);
+          results.push({
+            id: row.id,
+            userId: link.userId,
+            originalUrl: link.originalUrl,
+            shortCode: link.shortCode,
+            createdAt: link.createdAt,
+            clicks: 0,
+          });
+        }
+        if (codes.length > 0) {
+          // Delivered to every listening instance when (and only if) this commits.
+          await tx`SELECT pg_notify(${LINKS_CHANNEL}, code) FROM unnest(${codes}::text[]) AS code`;
+        }
+        return results;
+      }),
+    );
+  }
+
+  listLinks({ owner, limit, offset }: LinkQuery): Promise<LinkPage> {
+    // One statement, so the page and its total come from one snapshot. NULL is
+    // PostgreSQL's "no limit".
+    const rows = limit ?? null;
+    return this.run(async () => {
+      const [result]: { total: number; links: LinkRow[] | null }[] =
+        owner === null
+          ? await this.client`
+              SELECT (SELECT coalesce(sum(links), 0)::float8 FROM link_totals) AS total,
+                     (SELECT json_agg(p ORDER BY p."createdAt" DESC, p.id DESC) FROM (
+                        SELECT l.id, l.user_id AS "userId", l.original_url AS "originalUrl",
+                               l.short_code AS "shortCode", l.created_at AS "createdAt",
+                               (SELECT coalesce(sum(c.clicks), 0) FROM link_clicks c WHERE c.link_id = l.id) AS clicks
+                        FROM links l ORDER BY l.created_at DESC, l.id DESC LIMIT ${rows} OFFSET ${offset}
+                     ) p) AS links`
+          : await this.client`
+              SELECT (SELECT coalesce(sum(links), 0)::float8 FROM link_totals WHERE owner = ${owner}) AS total,
+                     (SELECT json_agg(p ORDER BY p."createdAt" DESC, p.id DESC) FROM (
+                        SELECT l.id, l.user_id AS "userId", l.original_url AS "originalUrl",
+                               l.short_code AS "shortCode", l.created_at AS "createdAt",
+                               (SELECT coalesce(sum(c.clicks), 0) FROM link_clicks c WHERE c.link_id = l.id) AS clicks
+                        FROM links l WHERE l.user_id = ${owner}
+                        ORDER BY l.created_at DESC, l.id DESC LIMIT ${rows} OFFSET ${offset}
+                     ) p) AS links`;
+      return { links: result?.links ?? [], total: result?.total ?? 0 };
+    });
+  }
+
+  listLinksAfter({ owner, after, limit }: LinkChunkQuery): Promise<Link[]> {
+    return this.run(async () => {
+      const [result]: { links: LinkRow[] | null }[] =
+        owner === null
+          ? await this.client`
+              SELECT json_agg(p ORDER BY p."createdAt" DESC, p.id DESC) AS links FROM (
+                SELECT l.id, l.user_id AS "userId", l.original_url AS "originalUrl",
+                       l.short_code AS "shortCode", l.created_at AS "createdAt",
+                       (SELECT coalesce(sum(c.clicks), 0) FROM link_clicks c WHERE c.link_id = l.id) AS clicks
+                FROM links l WHERE (l.created_at, l.id) < (${after.createdAt}, ${after.id})
+                ORDER BY l.created_at DESC, l.id DESC LIMIT ${limit}
+              ) p`
+          : await this.client`
+              SELECT json_agg(p ORDER BY p."createdAt" DESC, p.id DESC) AS links FROM (
+                SELECT l.id, l.user_id AS "userId", l.original_url AS "originalUrl",
+                       l.short_code AS "shortCode", l.created_at AS "createdAt",
+                       (SELECT coalesce(sum(c.clicks), 0) FROM link_clicks c WHERE c.link_id = l.id) AS clicks
+                FROM links l WHERE l.user_id = ${owner} AND (l.created_at, l.id) < (${after.createdAt}, ${after.id})
+                ORDER BY l.created_at DESC, l.id DESC LIMIT ${limit}
+              ) p`;
+      return result?.links ?? [];
+    });
+  }
+
+  findLinkByCode(code: string): Promise<LinkTarget | undefined> {
+    return this.run(async () => {
+      const [row]: LinkTarget[] = await this.client`
+        SELECT id, user_id AS "userId", original_url AS "originalUrl", source
+        FROM links WHERE short_code = ${code}`;
+      return row;
+    });
+  }
+
+  /**
+   * The hot write: the whole batch in one statement, so one round trip and one commit.
+   * The records go in as arrays (unnest), and the same statement adds each link's
+   * clicks to one shard of its count, chosen at random per batch, so instances
+   * committing at once rarely touch the same counter row; rows are locked in link
+   * order, so two batches can never deadlock.
+   */
+  recordClicks(batch: readonly Click[]): Promise<void> {
+    const n = batch.length;
+    const linkIds = new Array<number>(n);
+    const sources = new Array<string | null>(n);
+    const querySources = new Array<string | null>(n);
+    const referrers = new Array<string | null>(n);
+    const userAgents = new Array<string | null>(n);
+    const times = new Array<number>(n);
+    for (let i = 0; i < n; i++) {
+      const c = batch[i] as Click;
+      linkIds[i] = c.linkId;
+      sources[i] = c.source;
+      querySources[i] = c.querySource;
+      referrers[i] = c.referrer;
+      userAgents[i] = c.userAgent;
+      times[i] = c.createdAt;
+    }
+    const shard = Math.floor(Math.random() * COUNT_SHARDS);
+    return this.run(async () => {
+      await this.client`
+        WITH added AS (
+          INSERT INTO clicks (link_id, source, query_source, referrer, user_agent, created_at)
+          SELECT * FROM unnest(${linkIds}::int[], ${sources}::text[], ${querySources}::text[],
+                               ${referrers}::text[], ${userAgents}::text[], ${times}::bigint[])
+          RETURNING link_id
+        )
+        INSERT INTO link_clicks (link_id, shard, clicks)
+        SELECT link_id, ${shard}, count(*) FROM added GROUP BY link_id ORDER BY link_id
+        ON CONFLICT (link_id, shard) DO UPDATE SET clicks = link_clicks.clicks + excluded.clicks`;
+    });
+  }
+
+  async setting(key: string, make: () => string): Promise<string> {
+    return this.run(async () => {
+      const [existing] = await this.q.settingByKey.execute({ key });
+      if (existing) return existing.value;
+      // Another instance may store one at the same moment: the first insert wins and
+      // both read back the same value.
+      await this.q.insertSetting.execute({ key, value: make() });
+      const [stored] = await this.q.settingByKey.execute({ key });
+      if (!stored) throw new Error(`setting ${key} could not be stored`);
+      return stored.value;
+    });
+  }
+
+  replaceSetting(key: string, value: string): Promise<void> {
+    return this.run(async () => {
+      await this.q.upsertSetting.execute({ key, value });
+    });
+  }
+
+  /** Reads; at most once a second it also writes (a settings row), so a read-only server shows. */
+  ping(): Promise<void> {
+    return this.run(async () => {
+      const now = Date.now();
+      if (now - this.lastProbe >= HEALTH_PROBE_INTERVAL_MS) {
+        await this.q.upsertSetting.execute({
+          key: HEALTH_PROBE_KEY,
+          value: new Date(now).toISOString(),
+        });
+        this.lastProbe = now;
+      } else {
+        await this.client`SELECT 1`;
+      }
+    });
+  }
+
+  /**
+   * Calls `changed` with the code of each link another instance creates (and later
+   * edits or deletes), and `reset` when notices may have been missed (the listening
+   * connection was lost and is back), so that caches forget what they believed.
+   */
+  watchLinks(changed: LinkChanged, reset: () => void): () => void {
+    this.listeners.add(changed);
+    this.resetListeners.add(reset);
+    return () => {
+      this.listeners.delete(changed);
+      this.resetListeners.delete(reset);
+    };
+  }
+
+  /**
+   * Listens on LINKS_CHANNEL on a connection of its own. Bun reconnects it when it
+   * drops and listens again; notices sent meanwhile are lost, so each reconnect tells
+   * the reset listeners.
+   */
+  async listen(): Promise<void> {
+    let first = true;
+    this.subscription = await this.client.listen(
+      LINKS_CHANNEL,
+      (code) => {
+        for (const listener of this.listeners) listener(code);
+      },
+      () => {
+        if (first) {
+          first = false;
+          return;
+        }
+        this.log.info('kurz: listening to other instances again; link caches emptied');
+        for (const reset of this.resetListeners) reset();
+      },
+    );
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      await this.subscription?.unlisten();
+    } catch {
+      // The connection is gone already.
+    }
+    await this.client.close({ timeout: 5 });
+  }
+}

@@ -1,0 +1,94 @@
+// PostgreSQL schema, the source drizzle-kit generates drizzle/postgres/*.sql from.
+// The same tables and columns as SQLite's (store/sqlite/schema.ts), so `kurz copy`
+// moves rows between them unchanged. Times are bigint milliseconds since the Unix
+// epoch (UTC), read as JavaScript numbers.
+
+import { sql } from 'drizzle-orm';
+import {
+  bigint,
+  index,
+  integer,
+  pgTable,
+  primaryKey,
+  smallint,
+  text,
+  varchar,
+} from 'drizzle-orm/pg-core';
+
+const millis = (name: string) => bigint(name, { mode: 'number' });
+
+export const users = pgTable('users', {
+  // BY DEFAULT, not ALWAYS: `kurz copy` inserts the ids it copies.
+  id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+  // Stored trimmed and lower-cased, so uniqueness is case-insensitive.
+  email: varchar('email', { length: 255 }).notNull().unique(),
+  passwordHash: text('password_hash').notNull(),
+  createdAt: millis('created_at').notNull(),
+});
+
+export const links = pgTable(
+  'links',
+  {
+    id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+    // Null for links made in open mode.
+    userId: integer('user_id').references(() => users.id, { onDelete: 'cascade' }),
+    originalUrl: text('original_url').notNull(),
+    shortCode: varchar('short_code', { length: 32 }).notNull().unique(),
+    source: text('source'),
+    createdAt: millis('created_at').notNull(),
+  },
+  (table) => [
+    index('links_user_newest').on(
+      table.userId,
+      sql`${table.createdAt} desc`,
+      sql`${table.id} desc`,
+    ),
+    index('links_newest').on(sql`${table.createdAt} desc`, sql`${table.id} desc`),
+  ],
+);
+
+// The click log: one row per counted redirect, appended in batches (one multi-row
+// INSERT per batch). No foreign key, as on SQLite: a click is only written for a link
+// the redirect has just resolved, and checking one would cost a read per click. The
+// index on link_id is for deleting a link's clicks and rebuilding counts.
+export const clicks = pgTable(
+  'clicks',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedByDefaultAsIdentity(),
+    linkId: integer('link_id').notNull(),
+    source: text('source'),
+    querySource: text('query_source'),
+    referrer: text('referrer'),
+    userAgent: text('user_agent'),
+    createdAt: millis('created_at').notNull(),
+  },
+  (table) => [index('clicks_link').on(table.linkId)],
+);
+
+/**
+ * Click counts, written in the same statement as the click records they count, so a
+ * count is exact the moment its clicks commit. A link's count is the sum of its rows:
+ * each batch adds to one of several shards, so instances writing clicks of the same
+ * link at once update different rows and never queue on one row's lock.
+ */
+export const linkClicks = pgTable(
+  'link_clicks',
+  {
+    linkId: integer('link_id').notNull(),
+    shard: smallint('shard').notNull(),
+    clicks: bigint('clicks', { mode: 'number' }).notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.linkId, table.shard] })],
+);
+
+/** How many links each owner has (owner 0: links of no one), kept by triggers. */
+export const linkTotals = pgTable('link_totals', {
+  owner: integer('owner').primaryKey(),
+  links: bigint('links', { mode: 'number' }).notNull(),
+});
+
+/** Server-wide settings, such as the generated JWT secret. */
+export const settings = pgTable('settings', {
+  key: text('key').primaryKey(),
+  value: text('value').notNull(),
+});
