@@ -10,6 +10,12 @@ import type { Subprocess } from 'bun';
 
 const folders = new Set<string>();
 const processes = new Set<Subprocess>();
+const hooks: (() => Promise<void>)[] = [];
+
+/** Work to do when the run ends, after processes are gone (e.g. dropping a database). */
+export function atCleanUp(hook: () => Promise<void>): void {
+  hooks.push(hook);
+}
 
 /** A fresh folder under the system's temporary folder, removed when the run ends. */
 export function tempDir(prefix = 'kurz-test-'): string {
@@ -31,6 +37,7 @@ export async function cleanUp(): Promise<void> {
   for (const proc of running) proc.kill('SIGKILL');
   // A killed process may still hold files open in its folder: remove folders after it is gone.
   await Promise.all(running.map((proc) => proc.exited));
+  for (const hook of hooks.splice(0)) await hook();
   removeFolders();
 }
 
