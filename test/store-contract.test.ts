@@ -1,0 +1,291 @@
+// The Store contract, run against both databases: what the HTTP layer relies on must
+// hold the same on SQLite and on PostgreSQL. Behaviour only one of them has (SQLite's
+// files and PRAGMAs; PostgreSQL's several instances on one database) is tested below.
+
+import { describe, expect, test } from 'bun:test';
+import { openPostgres, type PostgresStore } from '../src/store/postgres/postgres-store.ts';
+import { openSqlite, type SqliteStore } from '../src/store/sqlite/sqlite-store.ts';
+import {
+  type Click,
+  LINK_LIMIT_REACHED,
+  type Link,
+  type NewLink,
+  type Store,
+} from '../src/store/store.ts';
+import { eventually } from './support/binary.ts';
+import { atCleanUp } from './support/cleanup.ts';
+import { freshSchemaUrl } from './support/postgres.ts';
+
+type Backend = 'sqlite' | 'postgres';
+
+async function open(backend: Backend, url?: string): Promise<Store> {
+  const store =
+    backend === 'sqlite'
+      ? openSqlite({ path: ':memory:', durability: 'normal' })
+      : await openPostgres({ url: url ?? (await freshSchemaUrl()), pool: 2 });
+  atCleanUp(() => store.close());
+  return store;
+}
+
+/** The click log as rows, oldest first, with the Click field names. */
+async function clickRows(store: Store): Promise<Click[]> {
+  const columns =
+    'link_id AS "linkId", source, query_source AS "querySource", referrer, user_agent AS "userAgent", created_at AS "createdAt"';
+  if (store.kind === 'sqlite') {
+    return (store as SqliteStore).sqlite
+      .query(`SELECT ${columns} FROM clicks ORDER BY id`)
+      .all() as Click[];
+  }
+  const rows: Click[] = await (store as PostgresStore).client.unsafe(
+    `SELECT ${columns.replace('created_at AS', 'created_at::float8 AS')} FROM clicks ORDER BY id`,
+  );
+  return rows.map((row) => ({ ...row }));
+}
+
+const link = (shortCode: string, extra: Partial<NewLink> = {}): NewLink => ({
+  userId: null,
+  originalUrl: 'https://x.example',
+  shortCode,
+  source: null,
+  createdAt: 5,
+  ...extra,
+});
+
+async function make(store: Store, code: string, extra: Partial<NewLink> = {}): Promise<Link> {
+  const [made] = await store.createLinks([link(code, extra)]);
+  if (made === undefined || made === LINK_LIMIT_REACHED) throw new Error(`${code} not made`);
+  return made;
+}
+
+const click = (linkId: number, i = 0): Click => ({
+  linkId,
+  source: i % 2 ? `src${i}` : null,
+  querySource: i % 5 ? `q${i}` : null,
+  referrer: `https://ref.example/${i}`,
+  userAgent: i % 7 ? `ua${i}` : null,
+  createdAt: 1_795_000_000_000 + i,
+});
+
+describe.each(['sqlite', 'postgres'] as const)('Store contract on %s', (backend) => {
+  test('users: created once per e-mail, found by e-mail with their hash, known by id', async () => {
+    const store = await open(backend);
+    const ann = await store.createUser('ann@example.com', 'hash-a');
+    expect(ann).toEqual({ id: expect.any(Number), email: 'ann@example.com' });
+    expect(await store.createUser('ann@example.com', 'hash-b')).toBeUndefined();
+    expect(await store.findUserByEmail('ann@example.com')).toEqual({
+      id: ann?.id as number,
+      email: 'ann@example.com',
+      passwordHash: 'hash-a',
+    });
+    expect(await store.findUserByEmail('bob@example.com')).toBeUndefined();
+    expect(await store.userExists(ann?.id as number)).toBe(true);
+    expect(await store.userExists(9999)).toBe(false);
+  });
+
+  test('a batch of clicks is written whole, every field in its place, and counted per link', async () => {
+    const store = await open(backend);
+    const [a, b] = [await make(store, 'a'), await make(store, 'b', { createdAt: 6 })];
+    const batch = Array.from({ length: 37 }, (_, i) => click((i % 3 === 0 ? b : a).id, i));
+    await store.recordClicks(batch);
+    expect(await clickRows(store)).toEqual(batch);
+    const { links } = await store.listLinks({ owner: null, offset: 0 });
+    expect(links.map((l) => [l.shortCode, l.clicks])).toEqual([
+      ['b', 13],
+      ['a', 24],
+    ]);
+  });
+
+  test('links are inserted in one batch; a code taken before or within it gives undefined', async () => {
+    const store = await open(backend);
+    await store.createLinks([link('old')]);
+    const results = await store.createLinks([
+      link('a'),
+      link('old'),
+      link('b'),
+      link('a', { originalUrl: 'https://other.example' }),
+    ]);
+    expect(results.map((r) => (r as Link | undefined)?.shortCode)).toEqual([
+      'a',
+      undefined,
+      'b',
+      undefined,
+    ]);
+    expect(results[0]).toEqual({
+      id: expect.any(Number),
+      userId: null,
+      originalUrl: 'https://x.example',
+      shortCode: 'a',
+      createdAt: 5,
+      clicks: 0,
+    });
+    expect((await store.findLinkByCode('a'))?.originalUrl).toBe('https://x.example');
+    expect((await store.listLinks({ owner: null, offset: 0 })).total).toBe(3);
+  });
+
+  test('a link is found by its exact code, with what a redirect needs', async () => {
+    const store = await open(backend);
+    const made = await make(store, 'Code_1', { source: 'newsletter' });
+    expect(await store.findLinkByCode('Code_1')).toEqual({
+      id: made.id,
+      userId: null,
+      originalUrl: 'https://x.example',
+      source: 'newsletter',
+    });
+    expect(await store.findLinkByCode('code_1')).toBeUndefined();
+  });
+
+  test('lists are newest first, paged, per owner, with totals that agree', async () => {
+    const store = await open(backend);
+    const ann = (await store.createUser('ann@example.com', 'h'))?.id as number;
+    const bob = (await store.createUser('bob@example.com', 'h'))?.id as number;
+    for (let i = 0; i < 7; i++) {
+      await make(store, `a${i}`, { userId: ann, createdAt: 100 + i });
+      await make(store, `b${i}`, { userId: bob, createdAt: 100 + i });
+    }
+    await make(store, 'open', { createdAt: 50 });
+    const page = await store.listLinks({ owner: ann, limit: 3, offset: 2 });
+    expect(page.total).toBe(7);
+    expect(page.links.map((l) => l.shortCode)).toEqual(['a4', 'a3', 'a2']);
+    expect(page.links[0]).toEqual({
+      id: expect.any(Number),
+      userId: ann,
+      originalUrl: 'https://x.example',
+      shortCode: 'a4',
+      createdAt: 104,
+      clicks: 0,
+    });
+    const all = await store.listLinks({ owner: null, offset: 0 });
+    expect(all.total).toBe(15);
+    expect(all.links.at(-1)?.shortCode).toBe('open');
+    expect((await store.listLinks({ owner: ann, limit: 5, offset: 7 })).links).toEqual([]);
+    // The same creation time: the higher id (made later) comes first.
+    const tie = await store.listLinks({ owner: null, limit: 2, offset: 0 });
+    expect(tie.links.map((l) => l.shortCode)).toEqual(['b6', 'a6']);
+  });
+
+  test('chunks after a cursor walk the same order as pages, with counts', async () => {
+    const store = await open(backend);
+    const made: Link[] = [];
+    for (let i = 0; i < 10; i++)
+      made.push(await make(store, `c${i}`, { createdAt: 10 + (i >> 1) }));
+    await store.recordClicks([click((made[3] as Link).id), click((made[3] as Link).id)]);
+    const whole = (await store.listLinks({ owner: null, offset: 0 })).links;
+    const walked: Link[] = [];
+    let after = { createdAt: Number.MAX_SAFE_INTEGER, id: Number.MAX_SAFE_INTEGER };
+    for (;;) {
+      const chunk = await store.listLinksAfter({ owner: null, after, limit: 3 });
+      if (chunk.length === 0) break;
+      walked.push(...chunk);
+      const last = chunk.at(-1) as Link;
+      after = { createdAt: last.createdAt, id: last.id };
+    }
+    expect(walked).toEqual(whole);
+    expect(walked.find((l) => l.shortCode === 'c3')?.clicks).toBe(2);
+  });
+
+  test('the link quota holds for concurrent batches', async () => {
+    const store = await open(backend);
+    const ann = (await store.createUser('ann@example.com', 'h'))?.id as number;
+    const results = (
+      await Promise.all(
+        Array.from({ length: 6 }, (_, b) =>
+          store.createLinks(
+            Array.from({ length: 4 }, (_, i) =>
+              link(`q${b}_${i}`, { userId: ann, ownerLimit: 10 }),
+            ),
+          ),
+        ),
+      )
+    ).flat();
+    expect(results.filter((r) => r !== LINK_LIMIT_REACHED && r !== undefined)).toHaveLength(10);
+    expect(results.filter((r) => r === LINK_LIMIT_REACHED)).toHaveLength(14);
+    expect((await store.listLinks({ owner: ann, offset: 0 })).total).toBe(10);
+  });
+
+  test('a setting is made once and then kept (first writer wins); replacing it replaces it', async () => {
+    const store = await open(backend);
+    expect(await store.setting('k', () => 'first')).toBe('first');
+    expect(await store.setting('k', () => 'second')).toBe('first');
+    await store.replaceSetting('k', 'third');
+    expect(await store.setting('k', () => 'fourth')).toBe('third');
+  });
+
+  test('ping resolves while the database works', async () => {
+    const store = await open(backend);
+    await store.ping();
+    await store.ping();
+  });
+
+  test('after close, every operation is unavailable', async () => {
+    const store = await open(backend);
+    await store.close();
+    await expect(store.ping()).rejects.toThrow('Database unavailable');
+    await expect(store.findLinkByCode('x')).rejects.toThrow('Database unavailable');
+    await expect(store.recordClicks([click(1)])).rejects.toThrow('Database unavailable');
+  });
+});
+
+describe('PostgreSQL: several stores on one database', () => {
+  test('stores opened at once migrate once and share the first setting stored', async () => {
+    const url = await freshSchemaUrl();
+    const stores = await Promise.all(
+      Array.from({ length: 3 }, () => open('postgres', url) as Promise<PostgresStore>),
+    );
+    const values = await Promise.all(stores.map((s, i) => s.setting('jwt_secret', () => `k${i}`)));
+    expect(new Set(values).size).toBe(1);
+    const schema = new URL(url).searchParams.get('schema');
+    const applied = await (stores[0] as PostgresStore).client.unsafe(
+      `SELECT count(*)::int AS n FROM "${schema}".__drizzle_migrations`,
+    );
+    expect(applied[0].n).toBe(2);
+  });
+
+  test('counts stay exact when several stores write clicks of the same links at once', async () => {
+    const url = await freshSchemaUrl();
+    const [a, b] = [await open('postgres', url), await open('postgres', url)];
+    const hot = await make(a as Store, 'hot');
+    const cold = await make(a as Store, 'cold');
+    const batches = Array.from({ length: 40 }, (_, i) =>
+      Array.from({ length: 25 }, (_, j) => click(j % 5 === 0 ? cold.id : hot.id, i + j)),
+    );
+    await Promise.all(batches.map((batch, i) => ((i % 2 ? a : b) as Store).recordClicks(batch)));
+    const counts = (await (b as Store).listLinks({ owner: null, offset: 0 })).links.map((l) => [
+      l.shortCode,
+      l.clicks,
+    ]);
+    // Made in the same millisecond: the later one (cold) lists first.
+    expect(counts).toEqual([
+      ['cold', 200],
+      ['hot', 800],
+    ]);
+    expect(await clickRows(a as Store)).toHaveLength(1000);
+  });
+
+  test('a code taken on one store is told to the others; the race for a code has one winner', async () => {
+    const url = await freshSchemaUrl();
+    const [a, b] = [await open('postgres', url), await open('postgres', url)];
+    const told: string[] = [];
+    (b as Store).watchLinks(
+      (code) => told.push(code),
+      () => {},
+    );
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        ((i % 2 ? a : b) as Store).createLinks([
+          link('contested', { originalUrl: `https://${i}.example` }),
+        ]),
+      ),
+    );
+    const winners = results.flat().filter((r) => r !== undefined);
+    expect(winners).toHaveLength(1);
+    await eventually(
+      () => told.length > 0,
+      () => 'a notice of the new code',
+    );
+    expect(told).toEqual(['contested']);
+    // A code that was not taken is not told.
+    await (a as Store).createLinks([link('contested')]);
+    await Bun.sleep(100);
+    expect(told).toEqual(['contested']);
+  });
+});
