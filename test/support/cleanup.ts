@@ -37,7 +37,8 @@ export async function cleanUp(): Promise<void> {
   for (const proc of running) proc.kill('SIGKILL');
   // A killed process may still hold files open in its folder: remove folders after it is gone.
   await Promise.all(running.map((proc) => proc.exited));
-  for (const hook of hooks.splice(0)) await hook();
+  // Last registered first: a store opened on a database closes before the database goes.
+  for (const hook of hooks.splice(0).reverse()) await hook();
   removeFolders();
 }
 

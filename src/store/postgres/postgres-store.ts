@@ -120,6 +120,17 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresSt
 /** A row of the link lists; created_at and clicks come as float8 (a JS number). */
 type LinkRow = Link;
 
+/** The stored link a new one becomes (its id is added once known). */
+function toLink(link: NewLink): Omit<Link, 'id'> {
+  return {
+    userId: link.userId,
+    originalUrl: link.originalUrl,
+    shortCode: link.shortCode,
+    createdAt: link.createdAt,
+    clicks: 0,
+  };
+}
+
 export class PostgresStore implements Store {
   readonly kind = 'postgres';
   private readonly db: BunSQLDatabase<typeof schema>;
@@ -216,69 +227,103 @@ export class PostgresStore implements Store {
   }
 
   /**
-   * One transaction for the batch. Owners with a quota are locked (their users row, in
-   * id order, so two instances cannot deadlock) before their totals are read, so
-   * concurrent creates on any instance cannot pass the quota together. Links are
-   * inserted in order, each taking its code or not (the unique index decides across
-   * instances); the codes taken are announced on commit, so other instances stop
-   * believing them unknown.
+   * One transaction for the batch, and in it one INSERT for all its links (each takes
+   * its code or not: the unique index decides, across instances too). The codes taken
+   * are announced in the same statement, delivered when it commits, so other instances
+   * stop believing them unknown. Owners with a quota are locked first (their users rows,
+   * in id order, so two instances cannot deadlock) and their totals read, so concurrent
+   * creates on any instance cannot pass the quota together.
    */
   createLinks(batch: readonly NewLink[]): Promise<CreatedLink[]> {
+    const limited = [
+      ...new Set(
+        batch
+          .filter((link) => (link.ownerLimit ?? 0) > 0 && link.userId !== null)
+          .map((link) => link.userId as number),
+      ),
+    ].sort((a, b) => a - b);
+    if (limited.length === 0)
+      return this.run(() => this.insertLinks(this.client, batch, new Map()));
     return this.run(() =>
       this.client.begin(async (tx) => {
-        const limited = [
-          ...new Set(
-            batch
-              .filter((link) => (link.ownerLimit ?? 0) > 0 && link.userId !== null)
-              .map((link) => link.userId as number),
-          ),
-        ].sort((a, b) => a - b);
-        const owned = new Map<number, number>();
-        if (limited.length > 0) {
-          await tx`SELECT id FROM users WHERE id IN ${tx(limited)} ORDER BY id FOR UPDATE`;
-          const totals: { owner: number; links: number }[] =
-            await tx`SELECT owner, links::float8 AS links FROM link_totals WHERE owner IN ${tx(limited)}`;
-          for (const owner of limited) owned.set(owner, 0);
-          for (const row of totals) owned.set(row.owner, row.links);
-        }
-        const results: CreatedLink[] = [];
-        const codes: string[] = [];
-        for (const link of batch) {
-          const limit = link.ownerLimit ?? 0;
-          if (limit > 0 && link.userId !== null) {
-            const count = owned.get(link.userId) ?? 0;
-            if (count >= limit) {
-              results.push(LINK_LIMIT_REACHED);
-              continue;
-            }
-          }
-          const [row]: { id: number; created_at: number }[] = await tx`
-            INSERT INTO links (user_id, original_url, short_code, source, created_at)
-            VALUES (${link.userId}, ${link.originalUrl}, ${link.shortCode}, ${link.source}, ${link.createdAt})
-            ON CONFLICT (short_code) DO NOTHING
-            RETURNING id`;
-          if (row === undefined) {
-            results.push(undefined);
-            continue;
-          }
-          if (link.userId !== null) owned.set(link.userId, (owned.get(link.userId) ?? 0) + 1);
-          codes.push(link.shortCode);
-          results.push({
-            id: row.id,
-            userId: link.userId,
-            originalUrl: link.originalUrl,
-            shortCode: link.shortCode,
-            createdAt: link.createdAt,
-            clicks: 0,
-          });
-        }
-        if (codes.length > 0) {
-          // Delivered to every listening instance when (and only if) this commits.
-          await tx`SELECT pg_notify(${LINKS_CHANNEL}, code) FROM unnest(${codes}::text[]) AS code`;
-        }
-        return results;
+        await tx`SELECT id FROM users WHERE id IN ${tx(limited)} ORDER BY id FOR UPDATE`;
+        const totals: { owner: number; links: number }[] =
+          await tx`SELECT owner, links::float8 AS links FROM link_totals WHERE owner IN ${tx(limited)}`;
+        const owned = new Map(limited.map((owner) => [owner, 0]));
+        for (const row of totals) owned.set(row.owner, row.links);
+        return this.insertLinks(tx, batch, owned);
       }),
     );
+  }
+
+  /**
+   * Inserts the links that may be: a code already met earlier in the batch, or an owner
+   * at the quota (counting the batch's earlier links as made), gives no insert. When a
+   * link taken to count against the quota lost its code after all, the owner's refused
+   * links are tried again one by one, so a lost code never costs another link its place.
+   */
+  private async insertLinks(
+    sql: SQL,
+    batch: readonly NewLink[],
+    owned: Map<number, number>,
+  ): Promise<CreatedLink[]> {
+    const results: CreatedLink[] = new Array(batch.length).fill(undefined);
+    const planned = new Map<number, number>(owned);
+    const seen = new Set<string>();
+    const tried: number[] = [];
+    const refused: number[] = [];
+    batch.forEach((link, i) => {
+      if (seen.has(link.shortCode)) return;
+      const limit = link.ownerLimit ?? 0;
+      if (limit > 0 && link.userId !== null) {
+        const count = planned.get(link.userId) ?? 0;
+        if (count >= limit) {
+          results[i] = LINK_LIMIT_REACHED;
+          refused.push(i);
+          return;
+        }
+        planned.set(link.userId, count + 1);
+      }
+      seen.add(link.shortCode);
+      tried.push(i);
+    });
+    const made = await this.insertRows(
+      sql,
+      tried.map((i) => batch[i] as NewLink),
+    );
+    for (const i of tried) {
+      const link = batch[i] as NewLink;
+      const id = made.get(link.shortCode);
+      if (id !== undefined) {
+        results[i] = { ...toLink(link), id };
+        if (link.userId !== null) owned.set(link.userId, (owned.get(link.userId) ?? 0) + 1);
+      }
+    }
+    for (const i of refused) {
+      const link = batch[i] as NewLink;
+      const owner = link.userId as number;
+      if ((owned.get(owner) ?? 0) >= (link.ownerLimit ?? 0)) continue;
+      const id = (await this.insertRows(sql, [link])).get(link.shortCode);
+      results[i] = id === undefined ? undefined : { ...toLink(link), id };
+      if (id !== undefined) owned.set(owner, (owned.get(owner) ?? 0) + 1);
+    }
+    return results;
+  }
+
+  /** One INSERT of links with distinct codes; the ids of those that took their code. */
+  private async insertRows(sql: SQL, links: readonly NewLink[]): Promise<Map<string, number>> {
+    if (links.length === 0) return new Map();
+    const rows: { id: number; short_code: string }[] = await sql`
+      WITH added AS (
+        INSERT INTO links (user_id, original_url, short_code, source, created_at)
+        SELECT * FROM unnest(${links.map((l) => l.userId)}::int[], ${links.map((l) => l.originalUrl)}::text[],
+                             ${links.map((l) => l.shortCode)}::text[], ${links.map((l) => l.source)}::text[],
+                             ${links.map((l) => l.createdAt)}::bigint[])
+        ON CONFLICT (short_code) DO NOTHING
+        RETURNING id, short_code
+      )
+      SELECT id, short_code, pg_notify(${LINKS_CHANNEL}, short_code) FROM added`;
+    return new Map(rows.map((row) => [row.short_code, row.id]));
   }
 
   listLinks({ owner, limit, offset }: LinkQuery): Promise<LinkPage> {
