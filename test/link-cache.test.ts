@@ -88,4 +88,95 @@ describe('LinkCache', () => {
     cache.forgetMissing('late');
     expect(cache.peek('late')).toBeUndefined();
   });
+
+  test('a change told while a lookup waits is not hidden by what that lookup found', async () => {
+    const real = openSqlite({ path: ':memory:', durability: 'normal' });
+    let changed: (code: string) => void = () => {};
+    let answer: () => void = () => {};
+    const store: Store = withFaults(real, {
+      watchLinks: (tell) => {
+        changed = tell;
+        return () => {};
+      },
+      // The lookup answers "no link" from before the link was made…
+      findLinkByCode: () =>
+        new Promise((resolve) => {
+          answer = () => resolve(undefined);
+        }),
+    });
+    const cache = new LinkCache(store, { size: 3, missSize: 2, missTtlMs: 10_000 });
+    const looking = cache.get('fresh');
+    await Bun.sleep(0);
+    // … and another instance's notice of the new code arrives before the answer does.
+    changed('fresh');
+    answer();
+    expect(await looking).toBeUndefined();
+    expect(cache.peek('fresh')).toBeUndefined();
+  });
+});
+
+describe('LinkCache on a store several instances share', () => {
+  /** A store with settle(): each call first tells the notices queued in `pending`. */
+  async function shared(codes: string[]) {
+    const lookups: string[] = [];
+    const real = openSqlite({ path: ':memory:', durability: 'normal' });
+    let tell: (code: string) => void = () => {};
+    const pending: string[] = [];
+    let settles = 0;
+    const store: Store = withFaults(real, {
+      watchLinks: (changed) => {
+        tell = changed;
+        return () => {};
+      },
+      findLinkByCode: (code) => {
+        lookups.push(code);
+        return real.findLinkByCode(code);
+      },
+      settle: async () => {
+        settles++;
+        for (const code of pending.splice(0)) tell(code);
+      },
+    });
+    const create = async (code: string) => {
+      await real.createLinks([
+        {
+          userId: null,
+          originalUrl: `https://x.example/${code}`,
+          shortCode: code,
+          source: null,
+          createdAt: 1,
+        },
+      ]);
+      pending.push(code);
+    };
+    for (const code of codes) await create(code);
+    pending.length = 0;
+    const cache = new LinkCache(store, { size: 3, missSize: 2, missTtlMs: 10_000 });
+    return { cache, lookups, create, settles: () => settles };
+  }
+
+  test('an unknown code is never answered from memory without settling first', async () => {
+    const { cache, lookups, settles } = await shared([]);
+    expect(await cache.get('nope')).toBeUndefined();
+    expect(cache.peek('nope')).toBeUndefined();
+    expect(await cache.get('nope')).toBeUndefined();
+    // The second miss was believed after settling, without asking the store again.
+    expect(lookups).toEqual(['nope']);
+    expect(settles()).toBe(1);
+  });
+
+  test('a code another instance created after the miss is found at the next request', async () => {
+    const { cache, create } = await shared([]);
+    expect(await cache.get('late')).toBeUndefined();
+    await create('late');
+    const link = await cache.get('late');
+    expect(link?.respond().headers.get('location')).toBe('https://x.example/late');
+  });
+
+  test('known links are still answered without waiting', async () => {
+    const { cache, settles } = await shared(['a']);
+    await cache.get('a');
+    expect(cache.peek('a')).not.toBeUndefined();
+    expect(settles()).toBe(0);
+  });
 });

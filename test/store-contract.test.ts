@@ -288,4 +288,21 @@ describe('PostgreSQL: several stores on one database', () => {
     await Bun.sleep(100);
     expect(told).toEqual(['contested']);
   });
+
+  test('settle() resolves only once every change committed before it was told', async () => {
+    const url = await freshSchemaUrl();
+    const [a, b] = [await open('postgres', url), await open('postgres', url)];
+    const told = new Set<string>();
+    (b as Store).watchLinks(
+      (code) => told.add(code),
+      () => {},
+    );
+    for (let i = 0; i < 30; i++) {
+      await (a as Store).createLinks([link(`s${i}`)]);
+      await (b as Store).settle?.();
+      expect(told.has(`s${i}`)).toBe(true);
+    }
+    // Calls made together share one marker, and each resolves.
+    await Promise.all(Array.from({ length: 50 }, () => (b as Store).settle?.()));
+  });
 });

@@ -37,6 +37,10 @@ export class LinkCache {
   // Map keeps insertion order: eviction looks at the oldest insertions first.
   private readonly hits = new Map<string, CachedLink>();
   private readonly misses = new Map<string, number>();
+  /** Counts forget()s: a lookup that saw it change while waiting remembers nothing. */
+  private generation = 0;
+  /** The store's settle(), when several instances share it (see get()). */
+  private readonly settle: (() => Promise<void>) | undefined;
 
   constructor(
     private readonly store: Store,
@@ -44,6 +48,7 @@ export class LinkCache {
     /** Headers every answer carries (nosniff, HSTS), copied into each link's 307 once. */
     private readonly responseHeaders: Readonly<Record<string, string>> = {},
   ) {
+    this.settle = store.settle?.bind(store);
     // Another instance created (or changed) a link: this one must not go on believing
     // its code unknown, nor keep an old target. Missed notices forget everything.
     store.watchLinks(
@@ -55,6 +60,8 @@ export class LinkCache {
   /**
    * The link of a code when the cache knows it, without waiting: a CachedLink, UNKNOWN
    * for a code recently found to have no link, or undefined when the store must be asked.
+   * On a store several instances share, a code is never UNKNOWN here: another instance
+   * may have just created it, so get() must settle first.
    */
   peek(code: string): CachedLink | typeof UNKNOWN | undefined {
     const hit = this.hits.get(code);
@@ -62,8 +69,7 @@ export class LinkCache {
       hit.used = true;
       return hit;
     }
-    const missedAt = this.misses.get(code);
-    if (missedAt !== undefined && Date.now() - missedAt < this.options.missTtlMs) return UNKNOWN;
+    if (this.settle === undefined && this.missed(code)) return UNKNOWN;
     return undefined;
   }
 
@@ -71,7 +77,22 @@ export class LinkCache {
   async get(code: string): Promise<CachedLink | undefined> {
     const known = this.peek(code);
     if (known === UNKNOWN) return undefined;
-    return known ?? this.load(code);
+    if (known !== undefined) return known;
+    if (this.settle !== undefined && this.missed(code)) {
+      // Every notice committed before this request is heard first: a code another
+      // instance created since the miss was recorded is forgotten by then.
+      await this.settle();
+      if (this.missed(code)) return undefined;
+      const hit = this.hits.get(code);
+      if (hit !== undefined) return hit;
+    }
+    return this.load(code);
+  }
+
+  /** Whether the code was found to have no link recently enough to believe it. */
+  private missed(code: string): boolean {
+    const missedAt = this.misses.get(code);
+    return missedAt !== undefined && Date.now() - missedAt < this.options.missTtlMs;
   }
 
   /** Called when this instance creates a link, so its code is not believed unknown. */
@@ -81,18 +102,25 @@ export class LinkCache {
 
   /** Forgets what is known of a code: the next request asks the store. */
   forget(code: string): void {
+    this.generation++;
     this.misses.delete(code);
     this.hits.delete(code);
   }
 
   forgetAll(): void {
+    this.generation++;
     this.misses.clear();
     this.hits.clear();
   }
 
   private async load(code: string): Promise<CachedLink | undefined> {
+    const generation = this.generation;
     const target = await this.store.findLinkByCode(code);
+    // A change told while the store was asked may be newer than what it answered:
+    // answer with it, but remember nothing.
+    const stale = generation !== this.generation;
     if (target === undefined) {
+      if (stale) return undefined;
       this.misses.delete(code);
       this.misses.set(code, Date.now());
       if (this.misses.size > this.options.missSize) {
@@ -114,6 +142,7 @@ export class LinkCache {
       respond: () => new Response(null, { status: 307, headers }),
       used: false,
     };
+    if (stale) return link;
     this.hits.set(code, link);
     if (this.hits.size > this.options.size) this.evictOne();
     return link;

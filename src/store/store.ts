@@ -124,6 +124,13 @@ export interface Store {
    */
   watchLinks(changed: LinkChanged, reset: () => void): () => void;
   /**
+   * Present on a store several instances share: resolves once every link change
+   * committed (by any instance) before the call has been told to `watchLinks`. What
+   * this instance believes of a code is up to date after it; a store only one process
+   * uses has nothing to wait for and leaves it out.
+   */
+  settle?(): Promise<void>;
+  /**
    * Resolves when the database answers and can be written (for /health); throws
    * StoreUnavailableError otherwise, e.g. on a full disk or a file removed under it.
    */

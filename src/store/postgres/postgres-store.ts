@@ -41,6 +41,8 @@ export interface PostgresOptions {
 
 /** The channel on which instances tell each other of new (and later changed) links. */
 export const LINKS_CHANNEL = 'kurz_links';
+/** The prefix of each instance's own channel, on which it sends itself settle() markers. */
+const SETTLE_CHANNEL_PREFIX = 'kurz_settle_';
 
 /**
  * An operation that has not finished by then is answered 503: a stopped or unreachable
@@ -138,7 +140,15 @@ export class PostgresStore implements Store {
   private closed = false;
   private readonly listeners = new Set<LinkChanged>();
   private readonly resetListeners = new Set<() => void>();
-  private subscription: SQL.ListenSubscription | undefined;
+  private readonly subscriptions: SQL.ListenSubscription[] = [];
+  /** This instance's own channel: only it listens there. */
+  private readonly settleChannel =
+    SETTLE_CHANNEL_PREFIX + Buffer.from(crypto.getRandomValues(new Uint8Array(8))).toString('hex');
+  /** The settle() marker to be sent next, which calls made since the last one share. */
+  private nextMarker: { token: string; done: Promise<void> } | undefined;
+  /** Markers sent and not yet heard back, by token. */
+  private readonly markers = new Map<string, () => void>();
+  private markerCount = 0;
   private lastProbe = 0;
 
   constructor(
@@ -476,33 +486,73 @@ export class PostgresStore implements Store {
   }
 
   /**
-   * Listens on LINKS_CHANNEL on a connection of its own. Bun reconnects it when it
-   * drops and listens again; notices sent meanwhile are lost, so each reconnect tells
-   * the reset listeners.
+   * Listens on LINKS_CHANNEL, and on this instance's settle channel, on one connection
+   * of their own. Bun reconnects it when it drops and listens again; notices sent
+   * meanwhile are lost, so each reconnect tells the reset listeners.
    */
   async listen(): Promise<void> {
     let first = true;
-    this.subscription = await this.client.listen(
-      LINKS_CHANNEL,
-      (code) => {
-        for (const listener of this.listeners) listener(code);
-      },
-      () => {
-        if (first) {
-          first = false;
-          return;
-        }
-        this.log.info('kurz: listening to other instances again; link caches emptied');
-        for (const reset of this.resetListeners) reset();
-      },
+    this.subscriptions.push(
+      await this.client.listen(
+        LINKS_CHANNEL,
+        (code) => {
+          for (const listener of this.listeners) listener(code);
+        },
+        () => {
+          if (first) {
+            first = false;
+            return;
+          }
+          this.log.info('kurz: listening to other instances again; link caches emptied');
+          for (const reset of this.resetListeners) reset();
+        },
+      ),
     );
+    this.subscriptions.push(
+      await this.client.listen(this.settleChannel, (token) => {
+        this.markers.get(token)?.();
+        this.markers.delete(token);
+      }),
+    );
+  }
+
+  /**
+   * PostgreSQL delivers notices to a listening connection in commit order, whatever
+   * their channel. So a marker this instance sends itself, once heard back, comes after
+   * every link notice committed before the marker was sent: by then this instance's
+   * cache has been told of them. Calls made while a marker waits to be sent share it;
+   * a marker sent before a call began cannot serve it (the change it must see may
+   * have committed after that marker), so each call joins the next one.
+   */
+  settle(): Promise<void> {
+    if (this.nextMarker !== undefined) return this.nextMarker.done;
+    const token = String(++this.markerCount);
+    const done = this.run(
+      () =>
+        new Promise<void>((resolve, reject) => {
+          this.markers.set(token, resolve);
+          // Sent after this turn, so that every call of this turn shares it.
+          setImmediate(() => {
+            if (this.nextMarker?.token === token) this.nextMarker = undefined;
+            this.client`SELECT pg_notify(${this.settleChannel}, ${token})`.then(
+              () => {},
+              (error: unknown) => {
+                this.markers.delete(token);
+                reject(error);
+              },
+            );
+          });
+        }),
+    ).finally(() => this.markers.delete(token));
+    this.nextMarker = { token, done };
+    return done;
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     try {
-      await this.subscription?.unlisten();
+      for (const subscription of this.subscriptions) await subscription.unlisten();
     } catch {
       // The connection is gone already.
     }
