@@ -5,6 +5,7 @@ import { createApp, createWriters, drainWriters } from './app.ts';
 import { TokenKey } from './auth/tokens.ts';
 import { parseCommandLine, readBlocklist, USAGE } from './config/cli.ts';
 import { type Config, ConfigError } from './config/config.ts';
+import { copyCommand } from './copy/command.ts';
 import { StoreUnavailableError } from './domain/errors.ts';
 import { consoleLogger as log } from './logger.ts';
 import { describeDatabase } from './store/database-url.ts';
@@ -41,6 +42,8 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'rotate-secret':
       return rotateSecret(command.config);
+    case 'copy':
+      return copyCommand(command, log);
     case 'serve':
       return serve(command.config);
   }
@@ -126,7 +129,17 @@ const IDLE_TIMEOUT_S = 15;
 
 async function serve(config: Config): Promise<number> {
   let blocklist = config.blocklist?.list;
+  // Until the database is reached nothing has been accepted, so a signal ends kurz at
+  // once (a migration cut short is rolled back by the database).
+  const early = (signal: NodeJS.Signals) => {
+    log.info(`kurz: ${signal} received before the database was reached; exiting`);
+    process.exit(0);
+  };
+  process.on('SIGTERM', early);
+  process.on('SIGINT', early);
   const store = await openStoreWhenReachable(config);
+  process.off('SIGTERM', early);
+  process.off('SIGINT', early);
   const jwtSecret = new TokenKey(
     config.jwtSecret ?? (await store.setting(JWT_SECRET_KEY, generateSecret)),
   );
