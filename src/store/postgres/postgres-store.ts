@@ -4,7 +4,7 @@
 // stored) is kept by PostgreSQL itself, never by memory of one process.
 
 import { SQL } from 'bun';
-import { sql as dsql, eq } from 'drizzle-orm';
+import { DrizzleQueryError, sql as dsql, eq } from 'drizzle-orm';
 import { type BunSQLDatabase, drizzle } from 'drizzle-orm/bun-sql';
 import { StoreUnavailableError } from '../../domain/errors.ts';
 import { consoleLogger, type Logger } from '../../logger.ts';
@@ -67,6 +67,11 @@ const UNAVAILABLE_STATES = /^(08|53|57|58|25006|40001|40P01)/;
 /** The error a caller sees: StoreUnavailableError when the database is unreachable or failing. */
 export function classify(error: unknown): unknown {
   if (error instanceof StoreUnavailableError) return error;
+  if (error instanceof DrizzleQueryError) {
+    // drizzle's prepared queries wrap the client's error: judge the one underneath.
+    const cause = classify(error.cause);
+    return cause instanceof StoreUnavailableError ? cause : error;
+  }
   if (error instanceof SQL.PostgresError) {
     if (error.code !== 'ERR_POSTGRES_SERVER_ERROR') {
       // The client's own codes: connection refused, closed, timed out, TLS, auth…
