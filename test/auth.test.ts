@@ -35,11 +35,9 @@ describe('POST /api/auth/register', () => {
     expect(Object.keys(reply.json).sort()).toEqual(['token', 'user']);
     expect(reply.json.user).toEqual({ id: expect.any(Number), email: 'ann@example.com' });
     expect(reply.json.token.split('.')).toHaveLength(3);
-    const hash = app.sqlite.query('SELECT password_hash FROM users').get() as {
-      password_hash: string;
-    };
-    expect(hash.password_hash).toStartWith('$argon2id$');
-    expect(reply.text).not.toContain(hash.password_hash);
+    const [hash] = await app.query<{ password_hash: string }>('SELECT password_hash FROM users');
+    expect(hash?.password_hash).toStartWith('$argon2id$');
+    expect(reply.text).not.toContain(hash?.password_hash);
   });
 
   test('the token is HS256 with sub, iat and exp = iat + the configured lifetime', async () => {
@@ -128,7 +126,7 @@ describe('POST /api/auth/register', () => {
       expect(reply.status).toBe(400);
       expect(reply.json).toEqual({ error: MSG.taken });
     }
-    expect(app.sqlite.query('SELECT count(*) AS n FROM users').get()).toEqual({ n: 1 });
+    expect(await app.query('SELECT count(*) AS n FROM users')).toEqual([{ n: 1 }]);
   });
 
   test('checks run in order: fields, e-mail, password, duplicate', async () => {
@@ -267,7 +265,7 @@ describe('tokens on protected endpoints', () => {
     const ann = await app.user();
     const gone = await app.user();
     const code = (await ann.link()).short_code;
-    app.sqlite.run('DELETE FROM users WHERE id = ?', [gone.user?.id as number]);
+    await app.query('DELETE FROM users WHERE id = ?', [gone.user?.id]);
     // Every route the document says needs the bearer token, with a code that exists.
     const doc = (await app.get('/api/openapi.json')).json;
     const routes = Object.entries(doc.paths as Record<string, Record<string, { security?: [] }>>)
@@ -354,7 +352,7 @@ describe('tokens on protected endpoints', () => {
   test('a token whose user no longer exists is 401', async () => {
     const app = await TestApp.init();
     const ann = await app.user();
-    app.sqlite.run('DELETE FROM users WHERE id = ?', [ann.user?.id as number]);
+    await app.query('DELETE FROM users WHERE id = ?', [ann.user?.id]);
     const reply = await ann.links();
     expect(reply.status).toBe(401);
     expect(reply.json).toEqual({ error: 'Unauthorized' });

@@ -19,7 +19,7 @@ describe.each(['accounts', 'open'] as const)('errors (%s mode)', (mode) => {
     expect(reply.status).toBe(413);
     expect(reply.json).toEqual({ error: 'Request body too large' });
     expect((await client.links()).json).toEqual([]);
-    expect(app.sqlite.query('SELECT count(*) AS n FROM links').get()).toEqual({ n: 0 });
+    expect(await app.query('SELECT count(*) AS n FROM links')).toEqual([{ n: 0 }]);
   });
 
   test('a body of exactly 64 KiB is read', async () => {

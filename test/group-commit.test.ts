@@ -32,7 +32,7 @@ describe('ClickWriter (group commit)', () => {
     await Promise.all(Array.from({ length: 100 }, () => writer.record(click(link.id))));
     expect(batches).toEqual([100]);
     expect(await counter(app, link.id)).toBe(100);
-    expect(app.clickRecords(link.id)).toHaveLength(100);
+    expect(await app.clickRecords(link.id)).toHaveLength(100);
   });
 
   test('a click is committed before record() resolves', async () => {
@@ -59,7 +59,7 @@ describe('ClickWriter (group commit)', () => {
     }
     expect(errors).toHaveLength(1);
     expect(await counter(app, link.id)).toBe(0);
-    expect(app.clickRecords(link.id)).toHaveLength(0);
+    expect(await app.clickRecords(link.id)).toHaveLength(0);
     // The writer goes on working after a failed batch.
     await writer.record(click(link.id));
     expect(await counter(app, link.id)).toBe(1);

@@ -68,7 +68,7 @@ describe.each(['accounts', 'open'] as const)('GET /api/links (%s mode)', (mode) 
 
   test('ties on created_at are broken by id, newest first', async () => {
     const { app, client } = await withLinks(3);
-    app.sqlite.run('UPDATE links SET created_at = 1700000000000');
+    await app.query('UPDATE links SET created_at = 1700000000000');
     const ids = (await client.links()).json.map((l: { id: number }) => l.id);
     expect(ids).toEqual([...ids].sort((a, b) => b - a));
     expect((await client.links()).json[0].created_at).toBe('2023-11-14T22:13:20.000Z');

@@ -181,8 +181,7 @@ describe('registrations (accounts mode)', () => {
     expect((await register('a@example.com', '192.0.2.50')).status).toBe(400);
     expectLimited(await register('b@example.com', '192.0.2.50'));
     expect((await register('b@example.com', '192.0.2.51')).status).toBe(200);
-    const users = app.sqlite.query('SELECT count(*) AS n FROM users').get() as { n: number };
-    expect(users.n).toBe(2);
+    expect(await app.query('SELECT count(*) AS n FROM users')).toEqual([{ n: 2 }]);
   });
 });
 
@@ -267,7 +266,12 @@ describe('limits off', () => {
     expect(statuses.get(401)).toBe(DEFAULT_RATE_LIMITS.login.count);
     expect(statuses.get(429)).toBe(200 - DEFAULT_RATE_LIMITS.login.count);
     let refused = 0;
+    const started = Date.now();
     for (let i = 0; i < 5000; i++) if ((await app.get(`/scan${i}`)).status === 429) refused++;
-    expect(refused).toBe(5000 - DEFAULT_RATE_LIMITS.unknownCode.count);
+    // The bucket refills evenly while the scan runs (a few tokens a second on a slower store).
+    const { count, windowMs } = DEFAULT_RATE_LIMITS.unknownCode;
+    const refilled = Math.ceil(((Date.now() - started) * count) / windowMs);
+    expect(refused).toBeLessThanOrEqual(5000 - count);
+    expect(refused).toBeGreaterThanOrEqual(5000 - count - refilled);
   });
 });

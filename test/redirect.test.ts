@@ -17,7 +17,7 @@ describe.each(['accounts', 'open'] as const)('GET /{code} (%s mode)', (mode) => 
     expect(reply.headers.get('cache-control')).toBe('private, no-store');
     expect(reply.text).toBe('');
     expect(await client.clicksOf('go')).toBe(1);
-    expect(app.clickRecords(link.id)).toHaveLength(1);
+    expect(await app.clickRecords(link.id)).toHaveLength(1);
   });
 
   test('needs no token, and ignores one', async () => {
@@ -68,7 +68,7 @@ describe.each(['accounts', 'open'] as const)('GET /{code} (%s mode)', (mode) => 
     expect(reply.headers.get('cache-control')).toBe('private, no-store');
     expect(reply.text).toBe('');
     expect(await client.clicksOf('hd')).toBe(0);
-    expect(app.clickRecords(link.id)).toHaveLength(0);
+    expect(await app.clickRecords(link.id)).toHaveLength(0);
   });
 
   test.each([
@@ -101,7 +101,7 @@ describe.each(['accounts', 'open'] as const)('GET /{code} (%s mode)', (mode) => 
     const replies = await Promise.all(Array.from({ length: 200 }, () => app.get('/many')));
     expect(replies.every((r) => r.status === 307)).toBe(true);
     expect(await client.clicksOf('many')).toBe(200);
-    expect(app.clickRecords(link.id)).toHaveLength(200);
+    expect(await app.clickRecords(link.id)).toHaveLength(200);
   });
 
   test('the click record keeps the creation source, the Referer without query or fragment (255) and the User-Agent (256)', async () => {
@@ -120,7 +120,7 @@ describe.each(['accounts', 'open'] as const)('GET /{code} (%s mode)', (mode) => 
     await app.get('/src', { headers: { 'user-agent': '' } });
     await app.get('/src', { headers: { referer: `https://ref.example/${'p'.repeat(400)}#x?y` } });
     await app.get('/src', { headers: { referer: 'https://ref.example/a#frag?not-a-query' } });
-    const [first, second, third, fourth] = app.clickRecords(link.id);
+    const [first, second, third, fourth] = await app.clickRecords(link.id);
     expect(first).toMatchObject({
       link_id: link.id,
       source: 'newsletter',
@@ -138,13 +138,15 @@ describe.each(['accounts', 'open'] as const)('GET /{code} (%s mode)', (mode) => 
     const { app, client } = await setup(mode);
     const link = await client.link('https://example.com/', { custom_code: 'nosrc' });
     await app.get('/nosrc');
-    expect(app.clickRecords(link.id)[0]).toMatchObject({ source: null, query_source: null });
+    expect((await app.clickRecords(link.id))[0]).toMatchObject({
+      source: null,
+      query_source: null,
+    });
   });
 
   test('no IP address is stored', async () => {
     const { app } = await setup(mode);
-    const columns = app.sqlite.query('SELECT name FROM pragma_table_info(?)').all('clicks');
-    expect(columns.map((c) => (c as { name: string }).name).sort()).toEqual(
+    expect(await app.columns('clicks')).toEqual(
       ['created_at', 'id', 'link_id', 'query_source', 'referrer', 'source', 'user_agent'].sort(),
     );
   });
@@ -158,7 +160,7 @@ describe('?source= on redirect', () => {
     await app.get(`/qs?source=${'s'.repeat(300)}`);
     await app.get('/qs?source=caf%C3%A9%20bar');
     await app.get('/qs?other=1');
-    const records = app.clickRecords(link.id);
+    const records = await app.clickRecords(link.id);
     expect(records.map((r) => r.query_source)).toEqual(['qr', 's'.repeat(255), 'café bar', null]);
     expect(records.every((r) => r.source === 'made')).toBe(true);
   });
@@ -169,6 +171,6 @@ describe('?source= on redirect', () => {
     const reply = await app.get('/qs?source=qr');
     expect(reply.status).toBe(307);
     expect(reply.headers.get('location')).toBe('https://example.com/');
-    expect(app.clickRecords(link.id)[0]?.query_source).toBeNull();
+    expect((await app.clickRecords(link.id))[0]?.query_source).toBeNull();
   });
 });

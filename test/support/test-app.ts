@@ -1,12 +1,77 @@
-// A test app builder: a fresh in-memory database per app, cheap argon2id, typed
-// request helpers. `const app = await TestApp.init('accounts'); const ann = await app.user();`
+// A test app builder: a fresh database per app, cheap argon2id, typed request helpers.
+// `const app = await TestApp.init('accounts'); const ann = await app.user();`
+// The database is SQLite in memory, or with KURZ_TEST_STORE=postgres (scripts/test.sh's
+// second run, over the files of test/postgres-suite.txt) a fresh PostgreSQL schema.
 
+import { onTestFinished } from 'bun:test';
+import { SQL } from 'bun';
 import { createApp, type Writers } from '../../src/app.ts';
 import type { Mode, RateLimits } from '../../src/config/config.ts';
 import type { Blocklist } from '../../src/domain/targets.ts';
 import type { Logger } from '../../src/logger.ts';
+import { openPostgres } from '../../src/store/postgres/postgres-store.ts';
 import { openSqlite, type SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../../src/store/store.ts';
+import { atCleanUp } from './cleanup.ts';
+import { freshSchemaUrl } from './postgres.ts';
+
+/** The store in-process test apps get, from KURZ_TEST_STORE (`sqlite` unless `postgres`). */
+export const TEST_STORE: 'sqlite' | 'postgres' =
+  process.env.KURZ_TEST_STORE === 'postgres' ? 'postgres' : 'sqlite';
+
+/** The --db URL of each PostgreSQL store a TestApp opened, for query(). */
+const postgresUrls = new WeakMap<Store, string>();
+
+/**
+ * A fresh PostgreSQL store (its own schema), closed when the test that opened it
+ * finishes: the server allows about 100 connections in all, and each store holds its
+ * pool and one listening connection. So TestApp.init belongs inside a test, not in a
+ * beforeAll, on this store.
+ */
+async function openTestPostgres(log: Logger): Promise<Store> {
+  const url = await freshSchemaUrl();
+  const store = await openPostgres({ url, pool: 2, log });
+  postgresUrls.set(store, url);
+  const close = async () => {
+    await store.close();
+    await queryClients.get(store)?.close({ timeout: 1 });
+    queryClients.delete(store);
+  };
+  try {
+    onTestFinished(close);
+  } catch {
+    // Not in a test: closed when the run ends.
+  }
+  atCleanUp(close);
+  return store;
+}
+
+/** One connection per PostgreSQL store for query(), opened on first use. */
+const queryClients = new Map<Store, SQL>();
+
+function queryClient(store: Store): SQL {
+  let client = queryClients.get(store);
+  if (client !== undefined) return client;
+  const url = postgresUrls.get(store);
+  if (url === undefined) throw new Error('query() needs a PostgreSQL store that TestApp opened');
+  const parsed = new URL(url);
+  const schema = parsed.searchParams.get('schema');
+  parsed.searchParams.delete('schema');
+  // int8 values (ids, times, counts) as BigInt rather than strings, made numbers below.
+  client = new SQL(parsed.toString(), {
+    max: 1,
+    bigint: true,
+    ...(schema !== null ? { connection: { search_path: schema } } : {}),
+  });
+  queryClients.set(store, client);
+  return client;
+}
+
+/** `?` placeholders as PostgreSQL's `$1, $2, …` (tests put no `?` in SQL literals). */
+function numberedPlaceholders(sql: string): string {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+}
 
 export const SECRET = 'test-secret-test-secret-test-secret-0123';
 export const BASE_URL = 'https://kurz.test';
@@ -69,8 +134,12 @@ export class TestApp {
   ) {}
 
   static async init(mode: Mode = 'accounts', options: AppOptions = {}): Promise<TestApp> {
-    const store = options.store ?? openSqlite({ path: ':memory:', durability: 'normal' });
     const log = new MemoryLogger();
+    const store =
+      options.store ??
+      (TEST_STORE === 'postgres'
+        ? await openTestPostgres(log)
+        : openSqlite({ path: ':memory:', durability: 'normal' }));
     const app = createApp({
       mode,
       store,
@@ -90,10 +159,45 @@ export class TestApp {
     return new TestApp(mode, store, app, log);
   }
 
-  /** The SQLite handle underneath, for checks the API cannot make (click records). */
+  /** The SQLite handle underneath, for tests of what only SQLite has (PRAGMAs, files). */
   get sqlite() {
     if (!('sqlite' in this.store)) throw new Error('this test app has no SQLite store');
     return (this.store as SqliteStore).sqlite;
+  }
+
+  /**
+   * Runs SQL on the app's database, whichever store it is, for checks the API cannot make
+   * and states it cannot make: `?` placeholders; rows as plain objects, integers as numbers.
+   */
+  async query<Row = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<Row[]> {
+    if (this.store.kind === 'sqlite') {
+      // biome-ignore lint/suspicious/noExplicitAny: bun:sqlite binds any of the values tests pass
+      return this.sqlite.query(sql).all(...(params as any[])) as Row[];
+    }
+    const rows: Record<string, unknown>[] = await queryClient(this.store).unsafe(
+      numberedPlaceholders(sql),
+      params,
+    );
+    return rows.map(
+      (row) =>
+        Object.fromEntries(
+          Object.entries(row).map(([key, value]) => [
+            key,
+            typeof value === 'bigint' ? Number(value) : value,
+          ]),
+        ) as Row,
+    );
+  }
+
+  /** The column names of a table, sorted. */
+  async columns(table: string): Promise<string[]> {
+    const rows = await this.query<{ name: string }>(
+      this.store.kind === 'sqlite'
+        ? 'SELECT name FROM pragma_table_info(?)'
+        : 'SELECT column_name AS name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ?',
+      [table],
+    );
+    return rows.map((row) => row.name).sort();
   }
 
   async request(method: string, path: string, options: RequestOptions = {}): Promise<Reply> {
@@ -140,18 +244,17 @@ export class TestApp {
 
   /** Click records of a link, oldest first. */
   clickRecords(linkId: number) {
-    return this.sqlite
-      .query(
-        'SELECT link_id, source, query_source, referrer, user_agent, created_at FROM clicks WHERE link_id = ? ORDER BY id',
-      )
-      .all(linkId) as {
+    return this.query<{
       link_id: number;
       source: string | null;
       query_source: string | null;
       referrer: string | null;
       user_agent: string | null;
       created_at: number;
-    }[];
+    }>(
+      'SELECT link_id, source, query_source, referrer, user_agent, created_at FROM clicks WHERE link_id = ? ORDER BY id',
+      [linkId],
+    );
   }
 }
 
