@@ -7,7 +7,7 @@ import {
   parseCustomCode,
 } from '../src/domain/codes.ts';
 import { ApiError } from '../src/domain/errors.ts';
-import { cut } from '../src/domain/sources.ts';
+import { cut, storable } from '../src/domain/sources.ts';
 import { parseTargetUrl, toLocationHeader } from '../src/domain/urls.ts';
 
 describe('generated codes', () => {
@@ -51,6 +51,19 @@ describe('code rules', () => {
 describe('e-mail normalisation', () => {
   test('trims and lower-cases', () => {
     expect(normalizeEmail('  Ann@Example.COM\t')).toBe('ann@example.com');
+  });
+
+  test('an unpaired surrogate is no address', () => {
+    expect(normalizeEmail('a\uD800@example.com')).toBeUndefined();
+    expect(normalizeEmail('a\uD83D\uDE00@example.com')).toBe('a\uD83D\uDE00@example.com');
+  });
+});
+
+describe('storable labels', () => {
+  test('U+0000 and unpaired surrogates become U+FFFD; everything else is kept', () => {
+    expect(storable('a\u0000b')).toBe('a\uFFFDb');
+    expect(storable('\uDC00x\uD800')).toBe('\uFFFDx\uFFFD');
+    expect(storable('café 😀')).toBe('café 😀');
   });
 });
 

@@ -165,6 +165,20 @@ describe('?source= on redirect', () => {
     expect(records.every((r) => r.source === 'made')).toBe(true);
   });
 
+  test('NUL and broken UTF-16 in it are kept as U+FFFD, the same on every store, and the click counts', async () => {
+    const { app, client } = await setup('accounts');
+    const link = await client.link('https://example.com/', {
+      custom_code: 'nul',
+      source: 'a\u0000b\uD800',
+    });
+    expect((await app.get('/nul?source=x%00y')).status).toBe(307);
+    expect(await client.clicksOf('nul')).toBe(1);
+    expect((await app.clickRecords(link.id))[0]).toMatchObject({
+      source: 'a\uFFFDb\uFFFD',
+      query_source: 'x\uFFFDy',
+    });
+  });
+
   test('open mode ignores it', async () => {
     const { app, client } = await setup('open');
     const link = await client.link('https://example.com/', { custom_code: 'qs' });

@@ -17,7 +17,14 @@ export interface Credentials {
 /** Trims and lower-cases an e-mail address; returns undefined when it is not one. */
 export function normalizeEmail(raw: string): string | undefined {
   const email = raw.trim().toLowerCase();
-  if (codePointLength(email) > EMAIL_MAX_LENGTH || !EMAIL_PATTERN.test(email)) return undefined;
+  // An unpaired surrogate is no character at all (and no database could store it).
+  if (
+    codePointLength(email) > EMAIL_MAX_LENGTH ||
+    !email.isWellFormed() ||
+    !EMAIL_PATTERN.test(email)
+  ) {
+    return undefined;
+  }
   return email;
 }
 

@@ -14,7 +14,19 @@ export function parseSource(value: unknown): string | undefined {
   if (typeof value !== 'string' || codePointLength(value) > SOURCE_MAX_LENGTH) {
     throw badRequest(Messages.sourceRule);
   }
-  return value;
+  return storable(value);
+}
+
+const NUL = /\0/g;
+
+/**
+ * A label as every database can keep it: U+0000 and unpaired surrogates (which JSON
+ * and URLs can carry, but PostgreSQL's text cannot hold) become U+FFFD, so the same
+ * label is stored, and counted, the same way on SQLite and PostgreSQL.
+ */
+export function storable(value: string): string {
+  const text = value.isWellFormed() ? value : value.toWellFormed();
+  return text.includes('\0') ? text.replace(NUL, '\uFFFD') : text;
 }
 
 /**

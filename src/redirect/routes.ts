@@ -8,7 +8,13 @@ import type { ClickWriter } from '../clicks/click-writer.ts';
 import type { Mode } from '../config/config.ts';
 import { isCodeShaped } from '../domain/codes.ts';
 import { Messages, tooManyRequests } from '../domain/errors.ts';
-import { clickReferrer, clickUserAgent, cut, SOURCE_MAX_LENGTH } from '../domain/sources.ts';
+import {
+  clickReferrer,
+  clickUserAgent,
+  cut,
+  SOURCE_MAX_LENGTH,
+  storable,
+} from '../domain/sources.ts';
 import { errorResponses, withHeaderSchemas } from '../http/model.ts';
 import { errorResponse } from '../http/responses.ts';
 import {
@@ -188,5 +194,5 @@ function querySource(url: string): string | null {
   const q = url.indexOf('?');
   if (q === -1) return null;
   const value = new URLSearchParams(url.slice(q + 1)).get('source');
-  return value === null ? null : cut(value, SOURCE_MAX_LENGTH);
+  return value === null ? null : storable(cut(value, SOURCE_MAX_LENGTH));
 }
