@@ -28,7 +28,18 @@ if ! bun test/support/pg-cluster.ts binaries >/dev/null; then
   echo "kurz: installing postgresql with apt-get (needed by the PostgreSQL tests)" >&2
   export DEBIAN_FRONTEND=noninteractive
   apt-get update >&2
-  apt-get install -y --no-install-recommends postgresql >&2
+  # Only the binaries are wanted: policy-rc.d keeps the package from starting a server
+  # of its own (one that is there already is left as it is).
+  made_policy=""
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d
+    chmod +x /usr/sbin/policy-rc.d
+    made_policy=1
+  fi
+  installed=0
+  apt-get install -y --no-install-recommends postgresql >&2 || installed=$?
+  if [ -n "$made_policy" ]; then rm -f /usr/sbin/policy-rc.d; fi
+  if [ "$installed" -ne 0 ]; then exit "$installed"; fi
   if ! bun test/support/pg-cluster.ts binaries >/dev/null; then
     echo "kurz: apt-get finished but /usr/lib/postgresql/*/bin/initdb is still missing" >&2
     exit 1

@@ -13,6 +13,7 @@ echo "== biome check" && bunx biome check .
 echo "== tsc --noEmit" && bunx tsc --noEmit -p .
 echo "== build" && bun run build
 echo "== chromium (browser tests)" && sh scripts/ensure-chromium.sh
+echo "== nginx (the reverse-proxy example)" && sh scripts/ensure-nginx.sh
 
 echo "== postgresql (tests on PostgreSQL)"
 RUN_TMP=""
