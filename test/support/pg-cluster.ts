@@ -257,10 +257,31 @@ export async function throwawayCluster(): Promise<PgCluster> {
  *   bun test/support/pg-cluster.ts reachable URL  status 0 when a server answers there
  *   bun test/support/pg-cluster.ts start DIR    initdb in DIR (empty), start, print its URL
  *   bun test/support/pg-cluster.ts remove DIR   stop the cluster in DIR and remove DIR
+ *   bun test/support/pg-cluster.ts createdb URL NAME  make database NAME on the server
+ *                                              at URL, print its URL
+ *   bun test/support/pg-cluster.ts dropdb URL NAME    drop it (closing its connections)
  */
 async function main(args: string[]): Promise<number> {
-  const [command, argument] = args;
+  const [command, argument, name] = args;
   switch (command) {
+    case 'createdb':
+    case 'dropdb': {
+      if (argument === undefined || name === undefined || !/^[a-z_][a-z0-9_]*$/.test(name)) break;
+      const client = new SQL(argument, { max: 1, connectionTimeout: 5 });
+      try {
+        if (command === 'createdb') {
+          await client.unsafe(`CREATE DATABASE ${name}`);
+          const url = new URL(argument);
+          url.pathname = `/${name}`;
+          console.log(url.toString());
+        } else {
+          await client.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        }
+      } finally {
+        await client.close({ timeout: 0 });
+      }
+      return 0;
+    }
     case 'binaries': {
       const bin = serverBinaries();
       if (bin !== undefined) console.log(bin);
@@ -281,7 +302,7 @@ async function main(args: string[]): Promise<number> {
       return 0;
   }
   console.error(
-    'usage: bun test/support/pg-cluster.ts binaries | reachable URL | start DIR | remove DIR',
+    'usage: bun test/support/pg-cluster.ts binaries | reachable URL | start DIR | remove DIR | createdb URL NAME | dropdb URL NAME',
   );
   return 2;
 }
