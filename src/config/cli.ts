@@ -19,6 +19,8 @@ type ConfiguredCommand = (typeof COMMANDS)[number];
 
 export type Command =
   | { kind: ConfiguredCommand; config: Config }
+  /** `config` holds the defaults both databases are opened with. */
+  | { kind: 'copy'; config: Config; from: string; to: string }
   | { kind: 'help' }
   | { kind: 'version' };
 
@@ -274,6 +276,13 @@ Usage:
   kurz migrate [flags]    apply database migrations and exit
   kurz rotate-secret [--db PATH]
                           replace the token key kept in the database (every token becomes invalid)
+  kurz copy --from SOURCE --to TARGET
+                          copy every user, link, click record and setting (the token key too, so
+                          tokens stay valid) from one database into an empty one, then verify;
+                          SOURCE and TARGET are SQLite paths or postgres:// URLs, also read from
+                          KURZ_COPY_FROM and KURZ_COPY_TO (keeps a password out of ps). Copying
+                          from a kurz that is running copies its state when the copy starts;
+                          stop it first for a copy that misses nothing
   kurz --help | --version
 
 Flags (each also read from the environment variable shown):
@@ -315,6 +324,8 @@ export function parseCommandLine(
   const args = [...argv];
   if (args.includes('--help') || args.includes('-h')) return { kind: 'help' };
   if (args.includes('--version') || args.includes('-v')) return { kind: 'version' };
+
+  if (args[0] === 'copy') return parseCopy(args.slice(1), env);
 
   let kind: ConfiguredCommand = 'serve';
   if (args[0] !== undefined && !args[0].startsWith('-')) {
@@ -365,4 +376,40 @@ function apply(flag: string, label: string, value: string, config: Config): void
     if (typeof problem !== 'string') throw problem;
     throw new ConfigError(`${label} ${problem}`);
   }
+}
+
+/** Flags of `kurz copy` and their environment variables; no other flag applies to it. */
+const COPY_FLAGS = { '--from': 'KURZ_COPY_FROM', '--to': 'KURZ_COPY_TO' } as const;
+
+function parseCopy(args: string[], env: Record<string, string | undefined>): Command {
+  const given: Record<string, { label: string; value: string }> = {};
+  for (const [flag, name] of Object.entries(COPY_FLAGS)) {
+    const value = env[name];
+    if (value !== undefined && value !== '')
+      given[flag] = { label: `${flag} (from ${name})`, value };
+  }
+  while (args.length > 0) {
+    const arg = args.shift() as string;
+    const eq = arg.indexOf('=');
+    const flag = eq === -1 ? arg : arg.slice(0, eq);
+    if (!(flag in COPY_FLAGS)) throw new ConfigError(`unknown flag ${flag} for copy (see --help)`);
+    const value = eq === -1 ? args.shift() : arg.slice(eq + 1);
+    if (value === undefined) throw new ConfigError(`${flag} needs a value`);
+    given[flag] = { label: flag, value };
+  }
+  const database = (flag: keyof typeof COPY_FLAGS) => {
+    const entry = given[flag];
+    if (entry === undefined) {
+      throw new ConfigError(
+        `copy needs ${flag} (or ${COPY_FLAGS[flag]}): a SQLite path or a postgres:// URL`,
+      );
+    }
+    try {
+      return parseDatabase(entry.value);
+    } catch (problem) {
+      if (typeof problem !== 'string') throw problem;
+      throw new ConfigError(`${entry.label} ${problem}`);
+    }
+  };
+  return { kind: 'copy', config: defaultConfig(), from: database('--from'), to: database('--to') };
 }
