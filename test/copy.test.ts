@@ -328,6 +328,47 @@ describe('kurz copy, SQLite to PostgreSQL and back', () => {
   }, 30_000);
 });
 
+describe('kurz copy from a kurz that is serving', () => {
+  test('copies the moment it started: every click up to it, once, and none after', async () => {
+    const source = join(tempDir(), 'live.db');
+    await seedSqlite(source);
+    const target = await freshDatabase();
+    const kurz = await startKurz(['--db', source, '--mode', 'open', '--rate-limits', 'off']);
+    let clicking = true;
+    const traffic = (async () => {
+      while (clicking) {
+        await Promise.all(Array.from({ length: 8 }, () => call(kurz.url, 'GET', '/open1')));
+      }
+    })();
+    try {
+      await Bun.sleep(200);
+      const run = await runKurz(['copy', '--from', source, '--to', target]);
+      expect(run.stderr).not.toContain('mismatch');
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain('kurz copy: verified:');
+    } finally {
+      clicking = false;
+      await traffic;
+      expect(await kurz.stop()).toBe(0);
+    }
+    const original = dumpSqlite(source);
+    const client = new SQL(target, { max: 1 });
+    try {
+      const copied = await client`
+        SELECT id::int, link_id, source, query_source, referrer, user_agent, created_at::float8
+        FROM clicks ORDER BY id`.values();
+      // Clicks kept coming after the copy began: the copy holds a prefix of the log.
+      expect(copied.length).toBeGreaterThan(60);
+      expect(original.clicks.length).toBeGreaterThan(copied.length);
+      expect(copied).toEqual(original.clicks.slice(0, copied.length));
+      const [counted] = await client`SELECT sum(clicks)::int AS n FROM link_clicks`;
+      expect(counted.n).toBe(copied.length);
+    } finally {
+      await client.close();
+    }
+  }, 30_000);
+});
+
 describe('kurz copy refuses', () => {
   test('a SQLite target that holds a setting, and changes nothing', async () => {
     const dir = tempDir();
