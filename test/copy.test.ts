@@ -187,7 +187,7 @@ describe('kurz copy, SQLite to PostgreSQL and back', () => {
     expect(there.stdout).toContain(':***@127.0.0.1');
   });
 
-  test('without a terminal, progress is plain lines: one when each table starts and one when it ends', () => {
+  test('without a terminal, progress is plain lines: one when each table starts and one when it ends, then the check', () => {
     expect(lines(there.stderr)).toEqual([
       'kurz copy: users: 2 rows to copy',
       expect.stringMatching(/^kurz copy: users: 2 rows copied in [\d.]+ s \([\d,]+ rows\/s\)$/),
@@ -197,6 +197,7 @@ describe('kurz copy, SQLite to PostgreSQL and back', () => {
       expect.stringMatching(/^kurz copy: clicks: 60 rows copied in [\d.]+ s/),
       'kurz copy: settings: 2 rows to copy',
       expect.stringMatching(/^kurz copy: settings: 2 rows copied in [\d.]+ s/),
+      'kurz copy: comparing the copy with the source',
     ]);
   });
 

@@ -79,6 +79,7 @@ export async function copyDatabase(
     bar.advance(settings.length);
     bar.done();
     await target.target.moveSequences(highWater);
+    progress.note('comparing the copy with the source');
     const { problems, links } = await verify(snapshot, target);
     return { kind: 'copied', copied, links, problems };
   });

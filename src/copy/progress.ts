@@ -8,6 +8,8 @@ export interface TableProgress {
 
 export interface Progress {
   table(name: string, total: number): TableProgress;
+  /** A step without a count, such as the verification at the end. */
+  note(text: string): void;
 }
 
 export interface ProgressOutput {
@@ -42,6 +44,7 @@ export function progressTo(output: ProgressOutput, options: ProgressOptions = {}
       output.isTTY
         ? new Bar(output, now, name, total)
         : new Lines(output, now, name, total, options.intervalMs ?? LINE_INTERVAL_MS),
+    note: (text) => output.write(`kurz copy: ${text}\n`),
   };
 }
 
