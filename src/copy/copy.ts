@@ -67,6 +67,8 @@ export async function copyDatabase(
         if (rows.length === 0) break;
         const writing = target.target.insert(table, rows);
         next = snapshot.rows(table, (rows.at(-1) as Row)[0] as number, chunk);
+        // Awaited on the next turn; if the write fails first, its failure is the one told.
+        next.catch(() => {});
         await writing;
         bar.advance(rows.length);
       }
