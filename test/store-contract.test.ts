@@ -42,6 +42,19 @@ async function clickRows(store: Store): Promise<Click[]> {
   return rows.map((row) => ({ ...row }));
 }
 
+/** Runs a statement written with `?` placeholders on either database. */
+async function run(store: Store, statement: string, params: (string | number)[]): Promise<void> {
+  if (store.kind === 'sqlite') {
+    (store as SqliteStore).sqlite.run(statement, params);
+    return;
+  }
+  let n = 0;
+  await (store as PostgresStore).client.unsafe(
+    statement.replace(/\?/g, () => `$${++n}`),
+    params,
+  );
+}
+
 const link = (shortCode: string, extra: Partial<NewLink> = {}): NewLink => ({
   userId: null,
   originalUrl: 'https://x.example',
@@ -200,6 +213,23 @@ describe.each(['sqlite', 'postgres'] as const)('Store contract on %s', (backend)
     expect(results.filter((r) => r !== LINK_LIMIT_REACHED && r !== undefined)).toHaveLength(10);
     expect(results.filter((r) => r === LINK_LIMIT_REACHED)).toHaveLength(14);
     expect((await store.listLinks({ owner: ann, offset: 0 })).total).toBe(10);
+  });
+
+  test('link totals follow inserts and deletes, those cascaded from a user too', async () => {
+    const store = await open(backend);
+    const ann = (await store.createUser('ann@example.com', 'h'))?.id as number;
+    const bob = (await store.createUser('bob@example.com', 'h'))?.id as number;
+    await store.createLinks([
+      ...Array.from({ length: 30 }, (_, i) => link(`a${i}`, { userId: ann })),
+      ...Array.from({ length: 5 }, (_, i) => link(`b${i}`, { userId: bob })),
+      link('open'),
+    ]);
+    const total = async (owner: number | null) =>
+      (await store.listLinks({ owner, limit: 1, offset: 0 })).total;
+    expect([await total(ann), await total(bob), await total(null)]).toEqual([30, 5, 36]);
+    await run(store, 'DELETE FROM links WHERE short_code = ?', ['a0']);
+    await run(store, 'DELETE FROM users WHERE id = ?', [bob]);
+    expect([await total(ann), await total(bob), await total(null)]).toEqual([29, 0, 30]);
   });
 
   test('a setting is made once and then kept (first writer wins); replacing it replaces it', async () => {
