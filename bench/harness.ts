@@ -1,5 +1,5 @@
 // What the scripts of bench/ share: the compiled kurz, a server process started and its
-// port read from the line it prints, a database seeded fast, and a process's memory.
+// port read from the line it prints, a database seeded fast, and a process's memory and CPU time.
 
 import { Database } from 'bun:sqlite';
 import { readFileSync } from 'node:fs';
@@ -107,4 +107,15 @@ export function memoryOf(pid: number): { total: number; anon: number; file: numb
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kB = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0);
   return { total: kB('VmRSS') / 1024, anon: kB('RssAnon') / 1024, file: kB('RssFile') / 1024 };
+}
+
+/** A process's CPU time so far (user + system, all threads) in clock ticks (1/100 s); 0 once it is gone. */
+export function cpuTicksOf(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return 0;
+  }
 }
