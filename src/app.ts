@@ -68,6 +68,7 @@ export function createWriters(store: Store, log: Logger): Writers {
     const faults = throttled(log);
     return {
       maxPending: MAX_PENDING_WRITES,
+      maxInFlight: store.writeConcurrency ?? 1,
       onError: (e: unknown) =>
         faults.error(
           `${what} batch failed: ${e}${e instanceof Error && e.cause ? ` (${e.cause})` : ''}`,

@@ -2,6 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import { ClickWriter } from '../src/clicks/click-writer.ts';
 import { StoreUnavailableError } from '../src/domain/errors.ts';
 import { LinkWriter } from '../src/links/link-writer.ts';
+import { GroupCommit } from '../src/store/group-commit.ts';
 import type { Click, Link } from '../src/store/store.ts';
 import { click } from './support/clicks.ts';
 import { withFaults } from './support/faulty-store.ts';
@@ -190,5 +191,69 @@ describe('LinkWriter (group commit of new links)', () => {
         (line) => line.includes('link batch failed') && line.includes('disk on fire'),
       ),
     ).toBe(true);
+  });
+});
+
+describe('GroupCommit with several batches in flight', () => {
+  /** Commits that end only when told, and the most that were under way at once. */
+  function slowCommits() {
+    const open: (() => void)[] = [];
+    const batches: number[][] = [];
+    let inFlight = 0;
+    let most = 0;
+    const commit = (items: readonly number[]) =>
+      new Promise<void>((resolve) => {
+        batches.push([...items]);
+        most = Math.max(most, ++inFlight);
+        open.push(() => {
+          inFlight--;
+          resolve();
+        });
+      });
+    const endOne = () => open.shift()?.();
+    return { commit, batches, endOne, most: () => most, waiting: () => open.length };
+  }
+
+  test('a new batch starts while earlier ones commit, up to maxInFlight, and none answers early', async () => {
+    const slow = slowCommits();
+    const group = new GroupCommit(slow.commit, { maxPending: 100, maxInFlight: 2 });
+    const answered: number[] = [];
+    const add = (n: number) => group.push(n).then(() => answered.push(n));
+    void add(1);
+    await Bun.sleep(5);
+    void add(2);
+    await Bun.sleep(5);
+    void add(3);
+    void add(4);
+    await Bun.sleep(5);
+    // Two batches under way ([1], [2]); 3 and 4 wait for a place.
+    expect(slow.batches).toEqual([[1], [2]]);
+    expect(answered).toEqual([]);
+    slow.endOne();
+    await Bun.sleep(5);
+    expect(answered).toEqual([1]);
+    expect(slow.batches).toEqual([[1], [2], [3, 4]]);
+    const drained = group.drain();
+    slow.endOne();
+    slow.endOne();
+    await drained;
+    expect(answered.sort()).toEqual([1, 2, 3, 4]);
+    expect(slow.most()).toBe(2);
+  });
+
+  test('with the default of one, a batch waits for the one before it', async () => {
+    const slow = slowCommits();
+    const group = new GroupCommit(slow.commit, { maxPending: 100 });
+    void group.push(1);
+    await Bun.sleep(5);
+    void group.push(2);
+    await Bun.sleep(5);
+    expect(slow.batches).toEqual([[1]]);
+    slow.endOne();
+    await Bun.sleep(5);
+    expect(slow.batches).toEqual([[1], [2]]);
+    slow.endOne();
+    await group.drain();
+    expect(slow.most()).toBe(1);
   });
 });

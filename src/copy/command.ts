@@ -40,7 +40,8 @@ async function open(db: string, config: Omit<StoreConfig, 'db'>, log: Logger): P
   let store: Store;
   try {
     // One connection holds the snapshot or writes; a second serves the rest.
-    store = await openStore({ ...config, db, dbPool: 2 }, log);
+    // No deadline: copying and comparing a large database takes long statements.
+    store = await openStore({ ...config, db, dbPool: 2 }, log, { deadlineMs: 0 });
   } catch (error) {
     if (!(error instanceof StoreUnavailableError)) throw error;
     throw new Error(

@@ -2,6 +2,10 @@
 // turn commits the whole batch in one transaction and only then answers every writer.
 // A commit is the expensive part of a durable write (locks and WAL writes), so sharing
 // it is what lets kurz acknowledge only what is committed and still be fast.
+// SQLite has one writer, so one batch is committed at a time and the next one gathers
+// meanwhile. A server database can take several at once: with `maxInFlight` above 1 a
+// new batch starts while earlier ones wait for their commit's flush to disk, which the
+// server then shares between them.
 
 import { StoreUnavailableError } from '../domain/errors.ts';
 
@@ -10,6 +14,8 @@ export interface GroupCommitOptions {
   maxPending: number;
   /** Where a failed commit is reported (its writers get StoreUnavailableError). */
   onError?: (error: unknown) => void;
+  /** Batches that may be committing at once (default 1). */
+  maxInFlight?: number;
 }
 
 /** Where an item went: the batch's commit, and the item's place in it. */
@@ -27,15 +33,23 @@ interface Batch<T, R> {
 
 export class GroupCommit<T, R> {
   private pending: Batch<T, R> | undefined;
-  private flushing: Promise<void> | undefined;
+  /** Commits under way. */
+  private readonly flushing = new Set<Promise<void>>();
   private scheduled = false;
   private waiting = 0;
-  private readonly flushNow = () => this.flush();
+  private readonly maxInFlight: number;
+  private readonly flushNow = () => {
+    this.scheduled = false;
+    // drain() may have started a commit meanwhile; the last one to end schedules again.
+    if (this.flushing.size < this.maxInFlight) void this.flush();
+  };
 
   constructor(
     private readonly commit: (items: readonly T[]) => Promise<R>,
     private readonly options: GroupCommitOptions,
-  ) {}
+  ) {
+    this.maxInFlight = Math.max(1, options.maxInFlight ?? 1);
+  }
 
   /**
    * Adds an item to the pending batch and tells its place there: `done` (shared by
@@ -57,20 +71,28 @@ export class GroupCommit<T, R> {
     this.waiting++;
     const batch = this.pending ?? this.openBatch();
     batch.items.push(item);
-    if (!this.scheduled && this.flushing === undefined) {
-      this.scheduled = true;
-      // setImmediate, not a microtask: the batch should gather every request of this turn.
-      setImmediate(this.flushNow);
-    }
+    this.schedule();
     return batch.done;
   }
 
   /** Commits everything pending; resolves when nothing is left waiting. */
   async drain(): Promise<void> {
-    while (this.pending !== undefined || this.flushing !== undefined) {
-      if (this.flushing !== undefined) await this.flushing;
-      else await this.flush();
+    while (this.pending !== undefined || this.flushing.size > 0) {
+      if (this.pending !== undefined && this.flushing.size < this.maxInFlight) {
+        await this.flush();
+      } else {
+        await Promise.race(this.flushing);
+      }
     }
+  }
+
+  /** Flushes the pending batch after this turn, when a commit may start. */
+  private schedule(): void {
+    if (this.scheduled || this.pending === undefined) return;
+    if (this.flushing.size >= this.maxInFlight) return;
+    this.scheduled = true;
+    // setImmediate, not a microtask: the batch should gather every request of this turn.
+    setImmediate(this.flushNow);
   }
 
   private openBatch(): Batch<T, R> {
@@ -100,15 +122,13 @@ export class GroupCommit<T, R> {
           : new StoreUnavailableError({ cause: error }),
       );
     });
-    this.flushing = flushing.finally(() => {
+    const tracked: Promise<void> = flushing.finally(() => {
       this.waiting -= batch.items.length;
-      this.flushing = undefined;
-      // Items that arrived while this batch was being written form the next one.
-      if (this.pending !== undefined && !this.scheduled) {
-        this.scheduled = true;
-        setImmediate(this.flushNow);
-      }
+      this.flushing.delete(tracked);
+      // Items that arrived while commits were under way form the next batch.
+      this.schedule();
     });
-    return this.flushing;
+    this.flushing.add(tracked);
+    return tracked;
   }
 }

@@ -10,10 +10,17 @@ import type { Store } from './store.ts';
 
 export type StoreConfig = Pick<Config, 'db' | 'dbPool' | 'durability' | 'minFreeDiskBytes'>;
 
-/** Opens and migrates the database; throws StoreUnavailableError when PostgreSQL cannot be reached. */
-export async function openStore(config: StoreConfig, log: Logger): Promise<Store> {
+/**
+ * Opens and migrates the database; throws StoreUnavailableError when PostgreSQL cannot
+ * be reached. `deadlineMs` bounds each PostgreSQL operation (see PostgresOptions).
+ */
+export async function openStore(
+  config: StoreConfig,
+  log: Logger,
+  options: { deadlineMs?: number } = {},
+): Promise<Store> {
   if (isPostgresUrl(config.db)) {
-    return openPostgres({ url: config.db, pool: config.dbPool, log });
+    return openPostgres({ url: config.db, pool: config.dbPool, log, ...options });
   }
   return openSqlite({
     path: config.db,

@@ -90,6 +90,12 @@ export type LinkChanged = (code: string) => void;
 export interface Store {
   /** Which database this is, for the start-up line and tools such as `kurz copy`. */
   readonly kind: 'sqlite' | 'postgres';
+  /**
+   * Write batches (of clicks, of links) that may be committing at once, each writer's
+   * own: 1 when absent (SQLite has a single writer). A server database takes several,
+   * so a batch need not wait for the one before it to be flushed to disk.
+   */
+  readonly writeConcurrency?: number;
   /** Returns undefined when the e-mail is already registered. */
   createUser(email: string, passwordHash: string): Promise<User | undefined>;
   findUserByEmail(email: string): Promise<UserWithHash | undefined>;

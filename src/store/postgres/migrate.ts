@@ -19,6 +19,9 @@ const MIGRATION_LOCK = 0x6b75727a;
 export async function applyMigrations(client: SQL, schemaName?: string): Promise<void> {
   const connection = await client.reserve();
   try {
+    // Waiting for another instance's migrations, or building an index on a large
+    // table, may take longer than an operation's deadline.
+    await connection`SET statement_timeout = 0`;
     await connection`SELECT pg_advisory_lock(${MIGRATION_LOCK})`;
     try {
       const db = drizzle({ client: connection as unknown as SQL });
@@ -36,6 +39,7 @@ export async function applyMigrations(client: SQL, schemaName?: string): Promise
       await connection`SELECT pg_advisory_unlock(${MIGRATION_LOCK})`;
     }
   } finally {
+    await connection`RESET statement_timeout`.catch(() => {});
     connection.release();
   }
 }

@@ -35,7 +35,11 @@ export interface PostgresOptions {
   pool: number;
   /** Where changes of the store's state (connection lost, back) are told; once per change. */
   log?: Logger;
-  /** How long one operation may take before it is answered as unavailable (ms). */
+  /**
+   * How long one operation may take before it is answered as unavailable (ms); the
+   * server cancels a statement that runs longer. 0: no deadline (tools such as
+   * `kurz copy`, whose statements may run long).
+   */
   deadlineMs?: number;
 }
 
@@ -103,19 +107,25 @@ function splitSchema(url: string): { url: string; schema: string | undefined } {
 export async function openPostgres(options: PostgresOptions): Promise<PostgresStore> {
   const log = options.log ?? consoleLogger;
   const { url, schema: schemaName } = splitSchema(options.url);
+  const deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
   const client = new SQL(url, {
     max: options.pool,
     connectionTimeout: CONNECT_TIMEOUT_S,
     // Idle connections are closed after a while, so a pool shrinks after a burst.
     idleTimeout: 60,
-    ...(schemaName !== undefined ? { connection: { search_path: schemaName } } : {}),
+    connection: {
+      // A statement the caller stopped waiting for is cancelled by the server too, so
+      // that it holds neither a connection of the pool nor the server's time.
+      statement_timeout: deadlineMs,
+      ...(schemaName !== undefined ? { search_path: schemaName } : {}),
+    },
   });
   try {
     if (schemaName !== undefined) {
       await client.unsafe(`CREATE SCHEMA IF NOT EXISTS "${schemaName}"`);
     }
     await applyMigrations(client, schemaName);
-    const store = new PostgresStore(client, log, options.deadlineMs ?? DEFAULT_DEADLINE_MS);
+    const store = new PostgresStore(client, log, deadlineMs, options.pool);
     await store.listen();
     return store;
   } catch (error) {
@@ -140,6 +150,9 @@ function toLink(link: NewLink): Omit<Link, 'id'> {
 
 export class PostgresStore implements Store {
   readonly kind = 'postgres';
+  readonly writeConcurrency: number;
+  /** The next shard of click counts; batches in flight at once take different ones. */
+  private shard = Math.floor(Math.random() * COUNT_SHARDS);
   private readonly db: BunSQLDatabase<typeof schema>;
   private readonly q;
   private closed = false;
@@ -161,7 +174,11 @@ export class PostgresStore implements Store {
     readonly client: SQL,
     private readonly log: Logger,
     private readonly deadlineMs: number,
+    pool: number,
   ) {
+    // Half the pool for each writer (clicks, links), at most 4: enough batches in
+    // flight to share the server's WAL flushes, and connections left for reads.
+    this.writeConcurrency = Math.max(1, Math.min(4, Math.floor(pool / 2)));
     this.db = drizzle({ client, schema });
     const db = this.db;
     const p = dsql.placeholder;
@@ -207,6 +224,13 @@ export class PostgresStore implements Store {
    */
   private async run<T>(work: () => Promise<T>): Promise<T> {
     if (this.closed) throw new StoreUnavailableError();
+    if (this.deadlineMs === 0) {
+      try {
+        return await work();
+      } catch (error) {
+        throw classify(error);
+      }
+    }
     let timer: ReturnType<typeof setTimeout> | undefined;
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(
@@ -342,8 +366,10 @@ export class PostgresStore implements Store {
   }
 
   listLinks({ owner, limit, offset }: LinkQuery): Promise<LinkPage> {
-    // One statement, so the page and its total come from one snapshot. NULL is
-    // PostgreSQL's "no limit".
+    // One statement, so the page and its total come from one snapshot. The page is cut
+    // from the index first and counts are summed for its rows only, so a deep OFFSET
+    // skips index entries rather than counting the clicks of every skipped link. NULL
+    // is PostgreSQL's "no limit".
     const rows = limit ?? null;
     return this.run(async () => {
       const [result]: { total: number; links: LinkRow[] | null }[] =
@@ -354,7 +380,9 @@ export class PostgresStore implements Store {
                         SELECT l.id, l.user_id AS "userId", l.original_url AS "originalUrl",
                                l.short_code AS "shortCode", l.created_at AS "createdAt",
                                (SELECT coalesce(sum(c.clicks), 0) FROM link_clicks c WHERE c.link_id = l.id) AS clicks
-                        FROM links l ORDER BY l.created_at DESC, l.id DESC LIMIT ${rows} OFFSET ${offset}
+                        FROM (SELECT id FROM links ORDER BY created_at DESC, id DESC
+                              LIMIT ${rows} OFFSET ${offset}) page
+                        JOIN links l ON l.id = page.id
                      ) p) AS links`
           : await this.client`
               SELECT (SELECT coalesce(sum(links), 0)::float8 FROM link_totals WHERE owner = ${owner}) AS total,
@@ -362,8 +390,9 @@ export class PostgresStore implements Store {
                         SELECT l.id, l.user_id AS "userId", l.original_url AS "originalUrl",
                                l.short_code AS "shortCode", l.created_at AS "createdAt",
                                (SELECT coalesce(sum(c.clicks), 0) FROM link_clicks c WHERE c.link_id = l.id) AS clicks
-                        FROM links l WHERE l.user_id = ${owner}
-                        ORDER BY l.created_at DESC, l.id DESC LIMIT ${rows} OFFSET ${offset}
+                        FROM (SELECT id FROM links WHERE user_id = ${owner}
+                              ORDER BY created_at DESC, id DESC LIMIT ${rows} OFFSET ${offset}) page
+                        JOIN links l ON l.id = page.id
                      ) p) AS links`;
       return { links: result?.links ?? [], total: result?.total ?? 0 };
     });
@@ -426,7 +455,8 @@ export class PostgresStore implements Store {
       userAgents[i] = c.userAgent;
       times[i] = c.createdAt;
     }
-    const shard = Math.floor(Math.random() * COUNT_SHARDS);
+    this.shard = (this.shard + 1) % COUNT_SHARDS;
+    const shard = this.shard;
     return this.run(async () => {
       await this.client`
         WITH added AS (
