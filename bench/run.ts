@@ -2,14 +2,28 @@
 // Bun.serve ceiling; both pinned to CPU 0, wrk pinned to CPU 1 (64 connections,
 // interleaved rounds). Prints numbers and ratios; never part of the test run.
 //
-//   bun run build && bun bench/run.ts [redirect|create|million|flood|startup|all] [--rounds N] [--seconds S]
+//   bun run build && bun bench/run.ts [redirect|create|million|flood|startup|rollup|all] [--rounds N] [--seconds S]
+//   bun bench/run.ts redirect --before path/to/older/kurz   # that build too, in the same rounds
+//   bun bench/run.ts redirect --binary path/to/kurz          # another build than dist/kurz
 //
 // kurz runs with its default rate limits, except where a section says it turns them off
 // (one address making all the load would otherwise be refused, as it should be).
 
-import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { dlopen, FFIType, ptr } from 'bun:ffi';
+import { Database } from 'bun:sqlite';
+import {
+  copyFileSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { attachCounts, ClickRollup } from '../src/store/sqlite/click-counts.ts';
+import { openSqlite } from '../src/store/sqlite/sqlite-store.ts';
+import type { Click, Link } from '../src/store/store.ts';
 import {
   BINARY,
   KURZ_LINE,
@@ -27,8 +41,15 @@ const LOAD_CPU = 1;
 const argv = process.argv.slice(2);
 const ROUNDS = numberFlag(argv, '--rounds', 5);
 const SECONDS = numberFlag(argv, '--seconds', 5);
+const stringFlag = (name: string) => {
+  const i = argv.indexOf(name);
+  return i === -1 ? undefined : resolve(argv[i + 1] as string);
+};
+/** The build measured (default dist/kurz), and an older one to set beside it. */
+const KURZ = stringFlag('--binary') ?? BINARY;
+const BEFORE = stringFlag('--before');
 const sections = argv.filter((a, i) => !a.startsWith('--') && !argv[i - 1]?.startsWith('--'));
-const KNOWN = ['redirect', 'create', 'million', 'flood', 'startup', 'all'];
+const KNOWN = ['redirect', 'create', 'million', 'flood', 'startup', 'rollup', 'all'];
 for (const s of sections)
   if (!KNOWN.includes(s)) throw new Error(`unknown section ${s}; use ${KNOWN.join(', ')}`);
 const wanted = (name: string) =>
@@ -40,8 +61,8 @@ function startPinned(command: string[], pattern: RegExp) {
   return startServer(['taskset', '-c', String(SERVER_CPU), ...command], pattern, { cwd: work });
 }
 
-function startKurz(db: string, mode = 'open', extra: string[] = []) {
-  return startPinned([BINARY, ...serveArgs(db, mode, extra)], KURZ_LINE);
+function startKurz(db: string, mode = 'open', extra: string[] = [], binary = KURZ) {
+  return startPinned([binary, ...serveArgs(db, mode, extra)], KURZ_LINE);
 }
 
 function startCeiling() {
@@ -101,55 +122,95 @@ request = function() return wrk.format("GET", paths[math.random(n)]) end
   return script;
 }
 
+/** CPU time (user + system, clock ticks) of a process's threads other than its main one. */
+function otherThreadsTicks(pid: number): number {
+  let ticks = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    if (tid === String(pid)) continue;
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // The thread ended meanwhile.
+    }
+  }
+  return ticks;
+}
+
+/** A kurz with one link, `bench`, clicked through wrk; its 307s received are counted. */
+async function startRedirecting(name: string, binary: string) {
+  const server = await startKurz(join(work, `${name}.db`), 'open', [], binary);
+  const { short_code } = await createLink(server.url, {
+    url: 'https://example.com/bench',
+    custom_code: 'bench',
+  });
+  const url = `${server.url}/${short_code}`;
+  // Warm-up: JIT, caches, WAL.
+  const received = (await wrk({ url, seconds: 2, cpu: LOAD_CPU })).requests;
+  return {
+    server,
+    url,
+    code: short_code,
+    received,
+    runs: [] as WrkResult[],
+    others: [] as number[],
+  };
+}
+
 async function benchRedirect() {
   console.log(
     `\n# Redirect with durable click vs bare Bun.serve (${ROUNDS} interleaved rounds of ${SECONDS}s, 64 connections)`,
   );
   const ceiling = await startCeiling();
-  const kurz = await startKurz(join(work, 'redirect.db'));
-  const { short_code } = await createLink(kurz.url, {
-    url: 'https://example.com/bench',
-    custom_code: 'bench',
-  });
-  // Warm-up: JIT, caches, WAL.
   await wrk({ url: `${ceiling.url}/bench`, seconds: 2, cpu: LOAD_CPU });
-  let received = (await wrk({ url: `${kurz.url}/${short_code}`, seconds: 2, cpu: LOAD_CPU }))
-    .requests;
+  const builds = [{ label: 'kurz GET /{code} (click committed)', binary: KURZ }];
+  if (BEFORE) builds.push({ label: `before: ${BEFORE}`, binary: BEFORE });
+  const servers = [];
+  for (const [i, build] of builds.entries()) {
+    servers.push({ ...build, ...(await startRedirecting(`redirect-${i}`, build.binary)) });
+  }
   const base: WrkResult[] = [];
-  const ours: WrkResult[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     base.push(
       await wrk({ url: `${ceiling.url}/bench`, seconds: SECONDS, cpu: LOAD_CPU, pid: ceiling.pid }),
     );
-    const r = await wrk({
-      url: `${kurz.url}/${short_code}`,
-      seconds: SECONDS,
-      cpu: LOAD_CPU,
-      pid: kurz.pid,
-    });
-    received += r.requests;
-    ours.push(r);
+    // The builds in turn, the first one first in even rounds, last in odd ones.
+    const order = round % 2 === 0 ? servers : [...servers].reverse();
+    for (const s of order) {
+      const ticks = otherThreadsTicks(s.server.pid);
+      const r = await wrk({ url: s.url, seconds: SECONDS, cpu: LOAD_CPU, pid: s.server.pid });
+      s.others.push(((otherThreadsTicks(s.server.pid) - ticks) * 10_000) / r.requests);
+      s.received += r.requests;
+      s.runs.push(r);
+    }
   }
-  const rss = rssMiB(kurz.pid);
-  const ceilingRss = rssMiB(ceiling.pid);
-  const clicks = await clicksOf(kurz.url, short_code);
   const c = summarise('ceiling (Bun.serve + Map, 307)', base);
-  const k = summarise('kurz GET /{code} (click committed)', ours);
   printRow(c);
-  printRow(k);
-  console.log(
-    `  ratio kurz/ceiling: throughput ${(k.rps / c.rps).toFixed(3)} (target ≥ 0.80), by CPU per request ${(c.cpu / k.cpu).toFixed(3)}; p99 ${(k.p99 / c.p99).toFixed(2)}x (target ≤ 2x)`,
-  );
-  console.log(`  RSS after load: kurz ${fmt(rss, 1)} MiB, ceiling ${fmt(ceilingRss, 1)} MiB`);
-  // wrk does not count responses still in flight when it stops, so clicks may exceed
-  // the 307s it read by at most the number of connections.
-  const ok = clicks >= received && clicks - received <= 64 * (ROUNDS + 1);
-  console.log(
-    `  clicks recorded ${fmt(clicks)} vs 307s received ${fmt(received)}: ${ok ? 'OK' : 'MISMATCH'}`,
-  );
-  await kurz.stop();
+  const results = [];
+  for (const s of servers) {
+    const k = summarise(s.label, s.runs);
+    printRow(k);
+    results.push(k);
+  }
+  for (const [i, s] of servers.entries()) {
+    const k = results[i] as ReturnType<typeof summarise>;
+    console.log(
+      `  ${i === 0 ? 'ratio kurz/ceiling' : 'ratio before/ceiling'}: throughput ${(k.rps / c.rps).toFixed(3)} (target ≥ 0.90), by CPU per request ${(c.cpu / k.cpu).toFixed(3)}; p99 ${(k.p99 / c.p99).toFixed(2)}x (target ≤ 1.5x)`,
+    );
+    console.log(
+      `  CPU per request outside the event loop's thread (checkpoints, Bun's own threads): ${fmt(median(s.others), 2)} µs; RSS after load: ${fmt(rssMiB(s.server.pid), 1)} MiB (ceiling ${fmt(rssMiB(ceiling.pid), 1)} MiB)`,
+    );
+    const clicks = await clicksOf(s.server.url, s.code);
+    // wrk does not count responses still in flight when it stops, so clicks may exceed
+    // the 307s it read by at most the number of connections.
+    const ok = clicks >= s.received && clicks - s.received <= 64 * (ROUNDS + 1);
+    console.log(
+      `  clicks recorded ${fmt(clicks)} vs 307s received ${fmt(s.received)}: ${ok ? 'OK' : 'MISMATCH'}`,
+    );
+    await s.server.stop();
+  }
   await ceiling.stop();
-  return { c, k };
 }
 
 async function benchCreate() {
@@ -380,6 +441,99 @@ async function benchStartup() {
   }
 }
 
+/**
+ * CPU time of the calling thread (clock_gettime(CLOCK_THREAD_CPUTIME_ID)), in ms: on a
+ * shared machine the wall time of a short slice includes whatever ran instead of it.
+ */
+const threadCpuMs = (() => {
+  const { symbols } = dlopen('libc.so.6', {
+    clock_gettime: { args: [FFIType.i32, FFIType.ptr], returns: FFIType.i32 },
+  });
+  const time = new BigInt64Array(2);
+  const at = ptr(time);
+  return () => {
+    symbols.clock_gettime(3, at);
+    return Number(time[0]) * 1000 + Number(time[1]) / 1e6;
+  };
+})();
+
+/**
+ * The click rollup's slices, timed in this process (from the source tree, not the
+ * binary): a second of clicks at ~90,000/s, committed in batches of 45 through the store
+ * as the click writer commits them, then folded the way kurz folds them (one slice per
+ * event-loop turn: the longest slice is the longest the event loop waits for the
+ * rollup), and the way it did before (one transaction reading the second's clicks back
+ * from the log: what the maintenance thread held the CPU for, in one burst).
+ */
+async function benchRollup() {
+  console.log(
+    '\n# Click rollup: one second of clicks (90,000 in batches of 45); CPU time of the thread',
+  );
+  const clickOf = (id: number): Click => ({
+    linkId: id,
+    source: null,
+    querySource: null,
+    referrer: 'https://referrer.example/page',
+    userAgent: 'Mozilla/5.0 (X11; Linux x86_64) bench',
+    createdAt: Date.now(),
+  });
+  for (const links of [1, 1_000, 50_000]) {
+    const path = join(work, `rollup-${links}.db`);
+    const store = openSqlite({ path, durability: 'normal', rollup: { intervalMs: 0 } });
+    const made = await store.createLinks(
+      Array.from({ length: links }, (_, i) => ({
+        userId: null,
+        originalUrl: `https://example.com/${i}`,
+        shortCode: `r${i}`,
+        source: null,
+        createdAt: i,
+      })),
+    );
+    const ids = made.map((l) => (l as Link).id);
+    const aSecondOfClicks = async () => {
+      for (let b = 0; b < 2_000; b++) {
+        await store.recordClicks(
+          Array.from({ length: 45 }, () => clickOf(ids[(Math.random() * links) | 0] as number)),
+        );
+      }
+    };
+    const timed = (rollup: ClickRollup) => {
+      const cpu: number[] = [];
+      let wall = 0;
+      for (;;) {
+        const t0 = performance.now();
+        const c0 = threadCpuMs();
+        const more = rollup.step();
+        cpu.push(threadCpuMs() - c0);
+        wall = Math.max(wall, performance.now() - t0);
+        if (!more) return { cpu, wall };
+      }
+    };
+    const print = (how: string, { cpu, wall }: { cpu: number[]; wall: number }) => {
+      const sorted = [...cpu].sort((a, b) => a - b);
+      const at = (q: number) =>
+        sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number;
+      const all = cpu.reduce((a, b) => a + b, 0);
+      console.log(
+        `  ${fmt(links).padStart(6)} links, ${how.padEnd(32)} ${fmt(cpu.length).padStart(3)} slice(s), ${fmt(all, 1).padStart(5)} ms in all; longest ${fmt(at(1), 2)} ms, p99 ${fmt(at(0.99), 2)}, median ${fmt(at(0.5), 3)} (wall: longest ${fmt(wall, 2)} ms)`,
+      );
+    };
+    await aSecondOfClicks();
+    timed(store.rollup); // warm-up
+    await aSecondOfClicks();
+    print('tallied, in slices (now):', timed(store.rollup));
+    await aSecondOfClicks();
+    // A rollup that has seen no commit reads the whole second back from the log.
+    const counts = new Database(':memory:');
+    attachCounts(counts, `${path}-counts`);
+    const before = new ClickRollup(store.sqlite, counts, { sliceMs: Number.POSITIVE_INFINITY });
+    print('from the log, in one go (before):', timed(before));
+    before.close();
+    store.rollup.cancel();
+    await store.close();
+  }
+}
+
 console.log(
   `kurz benchmark — ${new Date().toISOString()} — ${require('node:os').cpus()[0]?.model}, ${require('node:os').cpus().length} CPUs, Bun ${Bun.version}`,
 );
@@ -388,4 +542,5 @@ if (wanted('create')) await benchCreate();
 if (wanted('million')) await benchMillion();
 if (wanted('flood')) await benchFlood();
 if (wanted('startup')) await benchStartup();
+if (wanted('rollup')) await benchRollup();
 rmSync(work, { recursive: true, force: true });

@@ -29,6 +29,7 @@ import {
   CLICKS_OF_LINKS,
   ClickRollup,
   countsPathOf,
+  type RollupOptions,
 } from './click-counts.ts';
 import type { MaintenanceMessage } from './maintenance.ts';
 import { applyMigrations } from './migrate.ts';
@@ -46,6 +47,11 @@ export interface SqliteOptions {
   minFreeDiskBytes?: number;
   /** Where changes of the store's state (disk full, file removed, …) are told; once per change. */
   log?: Logger;
+  /**
+   * The click rollup: milliseconds between cycles (0: none on a timer; tests drive
+   * `rollup.step()`), and the size of its slices.
+   */
+  rollup?: RollupOptions & { intervalMs?: number };
 }
 
 /** SQLite result codes that mean the database itself is unusable, not that the query was wrong. */
@@ -65,14 +71,15 @@ function classify(error: unknown): unknown {
   return error;
 }
 
-/** How often the maintenance thread checkpoints the WAL. */
+/** How often the maintenance thread checkpoints the WALs. */
 const MAINTENANCE_INTERVAL_MS = 100;
 /**
- * Rollups run every this many ticks (1 s): a longer interval folds more clicks per link
- * into one counter write (measured: 8x fewer page writes with 50,000 links clicked), at
- * the price of a longer log tail for reads to add (at most ~1 s of clicks).
+ * How often a rollup cycle starts (then runs in slices, one per event-loop turn): a
+ * longer interval folds more clicks per link into one counter write (measured: 8x fewer
+ * page writes with 50,000 links clicked than every 100 ms), at the price of a longer log
+ * tail for reads to add (about 1 s of clicks).
  */
-const ROLLUP_EVERY_TICKS = 10;
+const ROLLUP_INTERVAL_MS = 1000;
 /**
  * WAL pages after which the writer checkpoints by itself: a backstop, since under
  * continuous writes the maintenance thread never catches up to the last frame and only
@@ -110,14 +117,36 @@ export function openSqlite(options: SqliteOptions): SqliteStore {
     const guard = inFile
       ? new WriteGuard(options.path, options.minFreeDiskBytes ?? 0, log)
       : undefined;
-    const maintenance = inFile
+    const { intervalMs = ROLLUP_INTERVAL_MS, ...slices } = options.rollup ?? {};
+    const counts = inFile ? openCountsWriter(countsPath) : sqlite;
+    const rollup = new ClickRollup(sqlite, counts, slices);
+    const stopRollup = rollUpInSlices(rollup, intervalMs);
+    const stopCheckpoints = inFile
       ? startMaintenance(sqlite, options.path, countsPath)
-      : rollUpInProcess(sqlite);
-    return new SqliteStore(sqlite, db, maintenance, guard);
+      : async () => {};
+    const stop = async () => {
+      await stopCheckpoints();
+      stopRollup();
+    };
+    return new SqliteStore(sqlite, db, stop, rollup, guard);
   } catch (error) {
     sqlite.close();
     throw error;
   }
+}
+
+/**
+ * The rollup's own connection to the counts file, so that its counts transaction can stay
+ * open across slices while the store's connection commits click batches. It never waits
+ * for a lock (a busy counts file holds the cycle back until the next interval) and never
+ * checkpoints: the maintenance thread does, and 4,096 pages is only a backstop.
+ */
+function openCountsWriter(countsPath: string): Database {
+  const counts = new Database(':memory:', { strict: true });
+  attachCounts(counts, countsPath);
+  counts.run('PRAGMA busy_timeout = 0');
+  counts.run(`PRAGMA wal_autocheckpoint = ${WRITER_CHECKPOINT_PAGES}`);
+  return counts;
 }
 
 /** The side files SQLite keeps beside a database file. */
@@ -166,7 +195,7 @@ function lazily<T extends Record<string, () => unknown>>(
 /** Stops background work on a store; resolves once it has stopped. */
 type Maintenance = () => Promise<void>;
 
-/** The maintenance thread for a file database; until it runs, and if it fails, the writer checkpoints as usual. */
+/** The checkpoint thread for a file database; until it runs, and if it fails, the writer checkpoints as usual. */
 function startMaintenance(sqlite: Database, path: string, countsPath: string): Maintenance {
   const worker = new Worker(new URL('./maintenance.ts', import.meta.url).href);
   worker.onmessage = (event) => {
@@ -186,7 +215,6 @@ function startMaintenance(sqlite: Database, path: string, countsPath: string): M
       path,
       countsPath,
       intervalMs: MAINTENANCE_INTERVAL_MS,
-      rollupEvery: ROLLUP_EVERY_TICKS,
     },
   } satisfies MaintenanceMessage);
   // The thread must not keep the process alive on its own.
@@ -207,14 +235,41 @@ function startMaintenance(sqlite: Database, path: string, countsPath: string): M
     });
 }
 
-/** An in-memory database has no second connection: its rollup runs on a timer here, as often. */
-function rollUpInProcess(sqlite: Database): Maintenance {
-  const rollup = new ClickRollup(sqlite);
-  const timer = setInterval(() => rollup.step(), MAINTENANCE_INTERVAL_MS * ROLLUP_EVERY_TICKS);
-  timer.unref();
-  return async () => {
+/**
+ * Starts a rollup cycle every `intervalMs` and runs it one slice per event-loop turn
+ * (setImmediate: after the turn's I/O, between click batches), so no request waits
+ * behind more than one slice. A failed slice stops the cycle until the next interval (a
+ * refused lock keeps it whole; after any other failure the next cycle reads its clicks
+ * back from the log). Returns the stop, which folds what is left and closes.
+ */
+function rollUpInSlices(rollup: ClickRollup, intervalMs: number): () => void {
+  let immediate: ReturnType<typeof setImmediate> | undefined;
+  const slice = () => {
+    immediate = undefined;
+    let more = false;
+    try {
+      more = rollup.step();
+    } catch {
+      // Busy or unavailable: tried again at the next interval; reads add the log's tail.
+    }
+    if (more) immediate = setImmediate(slice);
+  };
+  const timer =
+    intervalMs > 0
+      ? setInterval(() => {
+          if (immediate === undefined && rollup.busy) slice();
+        }, intervalMs)
+      : undefined;
+  timer?.unref();
+  return () => {
     clearInterval(timer);
-    rollup.finalize();
+    if (immediate !== undefined) clearImmediate(immediate);
+    try {
+      rollup.flush();
+    } catch {
+      rollup.cancel();
+    }
+    rollup.close();
   };
 }
 
@@ -241,7 +296,9 @@ function clickLog(sqlite: Database) {
   const values: (string | number | null)[] = new Array(CLICK_CHUNK * 6);
   // A deferred transaction: IMMEDIATE would also lock the attached counts database,
   // which the maintenance thread writes.
-  const append = sqlite.transaction((batch: readonly Click[]) => {
+  /** Appends a batch in one transaction; returns the id of its last click. */
+  const append = sqlite.transaction((batch: readonly Click[]): number => {
+    let last = 0;
     let i = 0;
     for (; i + CLICK_CHUNK <= batch.length; i += CLICK_CHUNK) {
       for (let j = 0; j < CLICK_CHUNK; j++) {
@@ -256,12 +313,19 @@ function clickLog(sqlite: Database) {
       }
       // bun:sqlite binds an array positionally (a third cheaper than spread arguments);
       // its types only admit a record.
-      insertChunk.run(values as unknown as Record<string, string | number | null>);
+      last = Number(
+        insertChunk.run(values as unknown as Record<string, string | number | null>)
+          .lastInsertRowid,
+      );
     }
     for (; i < batch.length; i++) {
       const c = batch[i] as Click;
-      insertOne.run(c.linkId, c.source, c.querySource, c.referrer, c.userAgent, c.createdAt);
+      last = Number(
+        insertOne.run(c.linkId, c.source, c.querySource, c.referrer, c.userAgent, c.createdAt)
+          .lastInsertRowid,
+      );
     }
+    return last;
   });
   return {
     append,
@@ -332,6 +396,8 @@ export class SqliteStore implements Store {
     readonly sqlite: Database,
     db: BunSQLiteDatabase<typeof schema>,
     private readonly stopMaintenance: Maintenance,
+    /** Folds the click log into counts, in slices on the event loop. */
+    readonly rollup: ClickRollup,
     /** Free space, file identity and writability of a file database (none in memory). */
     private readonly writes?: WriteGuard,
   ) {
@@ -508,7 +574,11 @@ export class SqliteStore implements Store {
   }
 
   recordClicks(batch: readonly Click[]): Promise<void> {
-    return this.guardWrite(() => this.clicks.append(batch));
+    return this.guardWrite(() => {
+      const last = this.clicks.append(batch);
+      // Only once committed: the rollup counts what the log holds.
+      this.rollup.committed(batch, last);
+    });
   }
 
   async setting(key: string, make: () => string): Promise<string> {
