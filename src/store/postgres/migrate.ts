@@ -24,6 +24,10 @@ export async function applyMigrations(client: SQL, schemaName?: string): Promise
     await connection`SET statement_timeout = 0`;
     await connection`SELECT pg_advisory_lock(${MIGRATION_LOCK})`;
     try {
+      // Under the lock: CREATE SCHEMA IF NOT EXISTS is not safe from a concurrent twin.
+      if (schemaName !== undefined) {
+        await connection.unsafe(`CREATE SCHEMA IF NOT EXISTS "${schemaName}"`);
+      }
       const db = drizzle({ client: connection as unknown as SQL });
       // drizzle's dialect.migrate is what drizzle-orm/bun-sql/migrator calls after reading files.
       const internal = db as unknown as {

@@ -121,9 +121,6 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresSt
     },
   });
   try {
-    if (schemaName !== undefined) {
-      await client.unsafe(`CREATE SCHEMA IF NOT EXISTS "${schemaName}"`);
-    }
     await applyMigrations(client, schemaName);
     const store = new PostgresStore(client, log, deadlineMs, options.pool);
     await store.listen();
