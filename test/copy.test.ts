@@ -10,6 +10,7 @@ import { createApp } from '../src/app.ts';
 import { copyDatabase } from '../src/copy/copy.ts';
 import { progressTo } from '../src/copy/progress.ts';
 import { SqliteSide } from '../src/copy/sqlite-side.ts';
+import { HealthCheck } from '../src/health/health-check.ts';
 import { silentLogger } from '../src/logger.ts';
 import { openStore } from '../src/store/open.ts';
 import { attachCounts } from '../src/store/sqlite/click-counts.ts';
@@ -164,7 +165,7 @@ describe('kurz copy, SQLite to PostgreSQL and back', () => {
     postgres = await freshDatabase();
     // A kurz started once on the target leaves /health's probe row: that is not data.
     const target = await openIn(postgres);
-    await target.ping();
+    await new HealthCheck(target).check();
     await target.close();
     there = await runKurz(['copy', '--from', original, '--to', withPassword(postgres)]);
     // The addresses may come from the environment instead (keeps a password out of ps).

@@ -17,7 +17,7 @@ export const COLUMNS: Record<Table, readonly string[]> = {
 export type Row = (string | number | null)[];
 
 /** /health's probe row: written by every running kurz, it is not data and is not copied. */
-export const HEALTH_PROBE_KEY = 'health_probe';
+export { HEALTH_PROBE_KEY } from '../health/health-check.ts';
 
 /** Rows per table (settings without the health probe): what makes a database non-empty. */
 export interface Contents {

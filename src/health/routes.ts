@@ -4,13 +4,15 @@ import { Elysia, t } from 'elysia';
 import { Messages } from '../domain/errors.ts';
 import { jsonResponse } from '../http/responses.ts';
 import type { Store } from '../store/store.ts';
+import { HealthCheck } from './health-check.ts';
 
 export function healthRoutes(store: Store) {
+  const health = new HealthCheck(store);
   return new Elysia({ name: 'kurz/health' }).get(
     '/health',
     async () => {
       try {
-        await store.ping();
+        await health.check();
         return jsonResponse(200, 'Healthy');
       } catch {
         return jsonResponse(503, Messages.databaseUnavailable);

@@ -137,8 +137,10 @@ export interface Store {
    */
   settle?(): Promise<void>;
   /**
-   * Resolves when the database answers and can be written (for /health); throws
-   * StoreUnavailableError otherwise, e.g. on a full disk or a file removed under it.
+   * Resolves when the database answers a read and nothing the store knows of its engine
+   * stands in the way of a write (for /health, which proves writes itself at most once a
+   * second); throws StoreUnavailableError otherwise, e.g. on a full disk or a file
+   * removed under it.
    */
   ping(): Promise<void>;
   close(): Promise<void>;

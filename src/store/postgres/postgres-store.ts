@@ -57,9 +57,6 @@ const DEFAULT_DEADLINE_MS = 1500;
 const CONNECT_TIMEOUT_S = 1;
 /** Shards of each link's click count (see link_clicks in schema.ts). */
 const COUNT_SHARDS = 16;
-/** How often /health may write its probe row; between probes it answers from a read. */
-const HEALTH_PROBE_INTERVAL_MS = 1000;
-const HEALTH_PROBE_KEY = 'health_probe';
 
 /**
  * SQLSTATE classes and codes that say the database cannot serve now, not that the
@@ -164,7 +161,6 @@ export class PostgresStore implements Store {
   /** Markers sent and not yet heard back, by token. */
   private readonly markers = new Map<string, () => void>();
   private markerCount = 0;
-  private lastProbe = 0;
 
   constructor(
     /** The pool, for tests and tools that inspect what the API does not show. */
@@ -487,19 +483,10 @@ export class PostgresStore implements Store {
     });
   }
 
-  /** Reads; at most once a second it also writes (a settings row), so a read-only server shows. */
+  /** A read on a pooled connection: the server answers. */
   ping(): Promise<void> {
     return this.run(async () => {
-      const now = Date.now();
-      if (now - this.lastProbe >= HEALTH_PROBE_INTERVAL_MS) {
-        await this.q.upsertSetting.execute({
-          key: HEALTH_PROBE_KEY,
-          value: new Date(now).toISOString(),
-        });
-        this.lastProbe = now;
-      } else {
-        await this.client`SELECT 1`;
-      }
+      await this.client`SELECT 1`;
     });
   }
 

@@ -273,11 +273,6 @@ function rollUpInSlices(rollup: ClickRollup, intervalMs: number): () => void {
   };
 }
 
-/** How often /health may write its probe row; between probes it answers from the last one. */
-const HEALTH_PROBE_INTERVAL_MS = 1000;
-/** The settings row /health writes to prove the database takes writes. */
-const HEALTH_PROBE_KEY = 'health_probe';
-
 /** Click rows per multi-row INSERT: one statement run for many rows is ~30% cheaper. */
 const CLICK_CHUNK = 16;
 const CLICK_COLUMNS = '(link_id, source, query_source, referrer, user_agent, created_at)';
@@ -388,8 +383,6 @@ export class SqliteStore implements Store {
   private readonly readPage: (query: LinkQuery) => LinkPage;
   private readonly insertLinks: (batch: readonly NewLink[]) => CreatedLink[];
   private closed = false;
-  /** When /health last wrote to the database, and whether that worked. */
-  private lastProbe = { at: 0, ok: true };
 
   constructor(
     /** The raw handle, for tests and tools that inspect what the API does not show. */
@@ -606,8 +599,7 @@ export class SqliteStore implements Store {
 
   /**
    * Reads, then checks the file (identity, writability, free space) and a recent write
-   * failure; at most once a second it also really writes (a settings row), so a failure
-   * is seen without traffic and recovery is seen without a restart.
+   * failure. The real write that proves writability is /health's (health/health-check.ts).
    */
   async ping(): Promise<void> {
     await this.guard(() => {
@@ -617,19 +609,7 @@ export class SqliteStore implements Store {
     if (writes === undefined) return;
     const refusal = writes.refusal();
     if (refusal !== undefined) throw new StoreUnavailableError({ cause: refusal });
-    const now = Date.now();
-    if (now - this.lastProbe.at >= HEALTH_PROBE_INTERVAL_MS) {
-      this.lastProbe = { at: now, ok: true };
-      try {
-        await this.guardWrite(() => {
-          this.q.upsertSetting.run({ key: HEALTH_PROBE_KEY, value: new Date(now).toISOString() });
-        });
-      } catch (error) {
-        this.lastProbe.ok = false;
-        throw error;
-      }
-    }
-    if (!this.lastProbe.ok || writes.failing) throw new StoreUnavailableError();
+    if (writes.failing) throw new StoreUnavailableError({ cause: 'the last write failed' });
   }
 
   /** Closes for good: later calls fail as unavailable. The WALs are checkpointed into their files. */
