@@ -119,3 +119,19 @@ export function cpuTicksOf(pid: number): number {
     return 0;
   }
 }
+
+/** Creates a link through the API (open mode); fails the run when it cannot. */
+export async function createLink(base: string, body: object) {
+  const r = await fetch(`${base}/api/shorten`, { method: 'POST', body: JSON.stringify(body) });
+  if (r.status !== 201) throw new Error(`create failed: ${r.status} ${await r.text()}`);
+  return r.json() as Promise<{ short_code: string }>;
+}
+
+/** A link's clicks as `GET /api/links` lists them (open mode); -1 when it is not listed. */
+export async function clicksOf(base: string, code: string): Promise<number> {
+  const links = (await (await fetch(`${base}/api/links`)).json()) as {
+    short_code: string;
+    clicks: number;
+  }[];
+  return links.find((l) => l.short_code === code)?.clicks ?? -1;
+}

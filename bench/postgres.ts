@@ -18,7 +18,9 @@ import { join } from 'node:path';
 import { SQL } from 'bun';
 import {
   BINARY,
+  clicksOf,
   cpuTicksOf,
+  createLink,
   KURZ_LINE,
   memoryOf,
   numberFlag,
@@ -95,20 +97,6 @@ function startCeiling() {
     ['bun', join(import.meta.dir, 'ceiling.ts'), '0'],
     /listening on http:\/\/[^:]+:(\d+)/,
   );
-}
-
-async function createLink(base: string, body: object) {
-  const r = await fetch(`${base}/api/shorten`, { method: 'POST', body: JSON.stringify(body) });
-  if (r.status !== 201) throw new Error(`create failed: ${r.status} ${await r.text()}`);
-  return r.json() as Promise<{ short_code: string }>;
-}
-
-async function clicksByApi(base: string, code: string): Promise<number> {
-  const links = (await (await fetch(`${base}/api/links`)).json()) as {
-    short_code: string;
-    clicks: number;
-  }[];
-  return links.find((l) => l.short_code === code)?.clicks ?? -1;
 }
 
 /**
@@ -392,13 +380,13 @@ async function benchRedirect() {
       `  ${name.padEnd(40)} clicks recorded ${fmt(clicks)} vs 307s received ${fmt(got)} (+${fmt(clicks - got)}): ${ok ? 'OK' : 'MISMATCH'}`,
     );
   };
-  check('kurz on SQLite (GET /api/links)', await clicksByApi(sqlite.url, 'bench'), received.sqlite);
+  check('kurz on SQLite (GET /api/links)', await clicksOf(sqlite.url, 'bench'), received.sqlite);
   for (const [key, url, server] of [
     ['one', oneUrl, one],
     ['two', twoUrl, twoB],
   ] as const) {
     const label = (s[key] as Summary).name;
-    const api = await clicksByApi(server.url, 'bench');
+    const api = await clicksOf(server.url, 'bench');
     const { counted, logged } = await sumClicks(url);
     check(`${label} (SQL sum of link_clicks)`, counted, received[key] as number);
     console.log(

@@ -26,6 +26,8 @@ import { openSqlite } from '../src/store/sqlite/sqlite-store.ts';
 import type { Click, Link } from '../src/store/store.ts';
 import {
   BINARY,
+  clicksOf,
+  createLink,
   KURZ_LINE,
   memoryOf,
   numberFlag,
@@ -73,20 +75,6 @@ function startCeiling() {
 }
 
 const rssMiB = (pid: number) => memoryOf(pid).total;
-
-async function createLink(base: string, body: object) {
-  const r = await fetch(`${base}/api/shorten`, { method: 'POST', body: JSON.stringify(body) });
-  if (r.status !== 201) throw new Error(`create failed: ${r.status} ${await r.text()}`);
-  return r.json() as Promise<{ short_code: string }>;
-}
-
-async function clicksOf(base: string, code: string): Promise<number> {
-  const links = (await (await fetch(`${base}/api/links`)).json()) as {
-    short_code: string;
-    clicks: number;
-  }[];
-  return links.find((l) => l.short_code === code)?.clicks ?? -1;
-}
 
 const fmt = (n: number, d = 0) =>
   n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });

@@ -20,26 +20,9 @@ stop_test_postgres() {
 }
 
 if ! bun test/support/pg-cluster.ts binaries >/dev/null; then
-  if [ "$(id -u)" -ne 0 ]; then
-    echo "kurz: the PostgreSQL server binaries (/usr/lib/postgresql/*/bin) are missing and" >&2
-    echo "      installing them needs root; run as root: apt-get update && apt-get install -y postgresql" >&2
-    exit 1
-  fi
-  echo "kurz: installing postgresql with apt-get (needed by the PostgreSQL tests)" >&2
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update >&2
-  # Only the binaries are wanted: policy-rc.d keeps the package from starting a server
-  # of its own (one that is there already is left as it is).
-  made_policy=""
-  if [ ! -e /usr/sbin/policy-rc.d ]; then
-    printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d
-    chmod +x /usr/sbin/policy-rc.d
-    made_policy=1
-  fi
-  installed=0
-  apt-get install -y --no-install-recommends postgresql >&2 || installed=$?
-  if [ -n "$made_policy" ]; then rm -f /usr/sbin/policy-rc.d; fi
-  if [ "$installed" -ne 0 ]; then exit "$installed"; fi
+  # Only the binaries are wanted: apt-install.sh keeps the package from starting a
+  # server of its own.
+  sh scripts/apt-install.sh "the PostgreSQL tests" postgresql
   if ! bun test/support/pg-cluster.ts binaries >/dev/null; then
     echo "kurz: apt-get finished but /usr/lib/postgresql/*/bin/initdb is still missing" >&2
     exit 1

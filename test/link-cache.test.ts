@@ -4,19 +4,22 @@ import { openSqlite } from '../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../src/store/store.ts';
 import { withFaults } from './support/faulty-store.ts';
 
+/** A link of no one to https://x.example/CODE. */
+function makeLink(store: Store, code: string) {
+  return store.createLinks([
+    {
+      userId: null,
+      originalUrl: `https://x.example/${code}`,
+      shortCode: code,
+      source: null,
+      createdAt: 1,
+    },
+  ]);
+}
+
 async function setup(codes: string[], options = { size: 3, missSize: 2, missTtlMs: 50 }) {
   const real = openSqlite({ path: ':memory:', durability: 'normal' });
-  for (const code of codes) {
-    await real.createLinks([
-      {
-        userId: null,
-        originalUrl: `https://x.example/${code}`,
-        shortCode: code,
-        source: null,
-        createdAt: 1,
-      },
-    ]);
-  }
+  for (const code of codes) await makeLink(real, code);
   const lookups: string[] = [];
   const store: Store = withFaults(real, {
     findLinkByCode: (code) => {
@@ -138,15 +141,7 @@ describe('LinkCache on a store several instances share', () => {
       },
     });
     const create = async (code: string) => {
-      await real.createLinks([
-        {
-          userId: null,
-          originalUrl: `https://x.example/${code}`,
-          shortCode: code,
-          source: null,
-          createdAt: 1,
-        },
-      ]);
+      await makeLink(real, code);
       pending.push(code);
     };
     for (const code of codes) await create(code);

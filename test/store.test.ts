@@ -3,9 +3,10 @@ import { describe, expect, test } from 'bun:test';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { openSqlite } from '../src/store/sqlite/sqlite-store.ts';
-import type { Link } from '../src/store/store.ts';
 import { tempDir } from './support/binary.ts';
 
+// What every store must do is in store-contract.test.ts, run on SQLite and PostgreSQL;
+// this file tests what only the SQLite store has: its files and PRAGMAs.
 describe('SQLite store', () => {
   test('opens in WAL mode with foreign keys, a busy timeout, synchronous per durability and no memory map', async () => {
     const dir = tempDir();
@@ -68,89 +69,5 @@ describe('SQLite store', () => {
     const raw = new Database(path, { readonly: true });
     expect(raw.query('SELECT short_code FROM links').all()).toEqual([{ short_code: 'x' }]);
     raw.close();
-  });
-
-  test('a batch of clicks is written whole, every field in its place, and counted per link', async () => {
-    const store = openSqlite({ path: ':memory:', durability: 'normal' });
-    const make = async (code: string) =>
-      (
-        await store.createLinks([
-          {
-            userId: null,
-            originalUrl: 'https://x.example',
-            shortCode: code,
-            source: 's',
-            createdAt: 1,
-          },
-        ])
-      )[0];
-    const [a, b] = [await make('a'), await make('b')];
-    // 37 clicks: two 16-row statements and five single rows.
-    const batch = Array.from({ length: 37 }, (_, i) => ({
-      linkId: ((i % 3 === 0 ? b : a) as Link).id,
-      source: i % 2 ? `src${i}` : null,
-      querySource: i % 5 ? `q${i}` : null,
-      referrer: `https://ref/${i}`,
-      userAgent: i % 7 ? `ua${i}` : null,
-      createdAt: 1000 + i,
-    }));
-    await store.recordClicks(batch);
-    const rows = store.sqlite
-      .query(
-        'SELECT link_id AS linkId, source, query_source AS querySource, referrer, user_agent AS userAgent, created_at AS createdAt FROM clicks ORDER BY id',
-      )
-      .all();
-    expect(rows).toEqual(batch);
-    const { links } = await store.listLinks({ owner: null, offset: 0 });
-    expect(links.map((l) => [l.shortCode, l.clicks])).toEqual([
-      ['b', 13],
-      ['a', 24],
-    ]);
-  });
-
-  test('links are inserted in one batch; a code taken before or within it gives undefined', async () => {
-    const store = openSqlite({ path: ':memory:', durability: 'normal' });
-    const link = (shortCode: string, originalUrl = 'https://x.example') => ({
-      userId: null,
-      originalUrl,
-      shortCode,
-      source: null,
-      createdAt: 5,
-    });
-    await store.createLinks([link('old')]);
-    const results = await store.createLinks([
-      link('a'),
-      link('old'),
-      link('b'),
-      link('a', 'https://other.example'),
-    ]);
-    expect(results.map((r) => (r as Link | undefined)?.shortCode)).toEqual([
-      'a',
-      undefined,
-      'b',
-      undefined,
-    ]);
-    expect(results[0]).toEqual({
-      id: expect.any(Number),
-      userId: null,
-      originalUrl: 'https://x.example',
-      shortCode: 'a',
-      createdAt: 5,
-      clicks: 0,
-    });
-    expect((await store.listLinks({ owner: null, offset: 0 })).total).toBe(3);
-  });
-
-  test('a setting is made once and then kept (first writer wins)', async () => {
-    const store = openSqlite({ path: ':memory:', durability: 'normal' });
-    expect(await store.setting('k', () => 'first')).toBe('first');
-    expect(await store.setting('k', () => 'second')).toBe('first');
-  });
-
-  test('after close, every operation is unavailable', async () => {
-    const store = openSqlite({ path: ':memory:', durability: 'normal' });
-    await store.close();
-    await expect(store.ping()).rejects.toThrow('Database unavailable');
-    await expect(store.findLinkByCode('x')).rejects.toThrow('Database unavailable');
   });
 });
