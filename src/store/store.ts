@@ -123,8 +123,8 @@ export interface Store {
   /** Stores a setting's value, replacing any before it. */
   replaceSetting(key: string, value: string): Promise<void>;
   /**
-   * Subscribes to links created (later: edited and deleted) by other instances on the
-   * same database: `changed` gets each one's code; `reset` is called when notices may
+   * Subscribes to links created (later: edited and deleted) by the instances sharing
+   * the database, this one's own included: `changed` gets each one's code; `reset` is called when notices may
    * have been missed (a lost connection came back), so caches forget what they hold.
    * Returns the unsubscribe. A store only one process uses never calls either.
    */

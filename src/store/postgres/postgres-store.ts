@@ -61,7 +61,9 @@ const COUNT_SHARDS = 16;
 /**
  * SQLSTATE classes and codes that say the database cannot serve now, not that the
  * query was wrong: connection failures (08), resources (53), operator intervention
- * (57: shutdown, cannot connect now), and a read-only server (25006, a standby).
+ * (57: shutdown, cannot connect now, statement timeout), system errors (58), a
+ * read-only server (25006, a standby), and a serialization failure or deadlock (40001,
+ * 40P01), which the client may simply try again: 503, not 500.
  */
 const UNAVAILABLE_STATES = /^(08|53|57|58|25006|40001|40P01)/;
 
@@ -127,9 +129,6 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresSt
     throw classify(error);
   }
 }
-
-/** A row of the link lists; created_at and clicks come as float8 (a JS number). */
-type LinkRow = Link;
 
 /** The stored link a new one becomes (its id is added once known). */
 function toLink(link: NewLink): Omit<Link, 'id'> {
@@ -368,7 +367,7 @@ export class PostgresStore implements Store {
     // is PostgreSQL's "no limit".
     const rows = limit ?? null;
     return this.run(async () => {
-      const [result]: { total: number; links: LinkRow[] | null }[] =
+      const [result]: { total: number; links: Link[] | null }[] =
         owner === null
           ? await this.client`
               SELECT (SELECT coalesce(sum(links), 0)::float8 FROM link_totals) AS total,
@@ -396,7 +395,7 @@ export class PostgresStore implements Store {
 
   listLinksAfter({ owner, after, limit }: LinkChunkQuery): Promise<Link[]> {
     return this.run(async () => {
-      const [result]: { links: LinkRow[] | null }[] =
+      const [result]: { links: Link[] | null }[] =
         owner === null
           ? await this.client`
               SELECT json_agg(p ORDER BY p."createdAt" DESC, p.id DESC) AS links FROM (
@@ -494,9 +493,10 @@ export class PostgresStore implements Store {
   }
 
   /**
-   * Calls `changed` with the code of each link another instance creates (and later
-   * edits or deletes), and `reset` when notices may have been missed (the listening
-   * connection was lost and is back), so that caches forget what they believed.
+   * Calls `changed` with the code of each link created (later also edited or deleted)
+   * by any instance on this database, this one's own included, and `reset` when notices
+   * may have been missed (the listening connection was lost and is back), so that
+   * caches forget what they believed.
    */
   watchLinks(changed: LinkChanged, reset: () => void): () => void {
     this.listeners.add(changed);
