@@ -1,5 +1,6 @@
 // A walk through the published interface against the compiled dist/kurz, in both
-// modes, as a client on the network sees it: accounts, shortening, the list and its
+// modes and on both databases (its SQLite file, and a fresh PostgreSQL database), as a
+// client on the network sees it: accounts, shortening, the list and its
 // paging, the redirect and its click, HEAD, unknown codes, health and the documented
 // error messages. The messages are written out here, not imported, so that a change of
 // wording in the code fails this test as it would fail a client.
@@ -7,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { existsSync } from 'node:fs';
 import { BINARY, call, type Running, startKurz } from './support/binary.ts';
+import { freshDatabase } from './support/postgres.ts';
 
 const URL_SCHEME = 'URL must start with http:// or https://';
 const CODE_RULE =
@@ -19,7 +21,12 @@ beforeAll(() => {
   if (!existsSync(BINARY)) throw new Error(`${BINARY} is missing: run \`bun run build\` first`);
 });
 
-describe.each(['accounts', 'open'] as const)('dist/kurz walk-through (%s mode)', (mode) => {
+describe.each([
+  ['accounts', 'SQLite'],
+  ['open', 'SQLite'],
+  ['accounts', 'PostgreSQL'],
+  ['open', 'PostgreSQL'],
+] as const)('dist/kurz walk-through (%s mode, %s)', (mode, database) => {
   const accounts = mode === 'accounts';
   const fields = accounts ? ACCOUNT_FIELDS : OPEN_FIELDS;
   let kurz: Running;
@@ -52,7 +59,8 @@ describe.each(['accounts', 'open'] as const)('dist/kurz walk-through (%s mode)',
   beforeAll(async () => {
     // The walk-through registers and logs in many times from one address; the rate
     // limits have tests of their own, so here they are off.
-    kurz = await startKurz(['--mode', mode, '--rate-limits', 'off']);
+    const db = database === 'PostgreSQL' ? ['--db', await freshDatabase()] : [];
+    kurz = await startKurz(['--mode', mode, '--rate-limits', 'off', ...db]);
     if (accounts) ({ token, user } = await newUser());
   }, 30_000);
   afterAll(async () => {
