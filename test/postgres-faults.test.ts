@@ -117,7 +117,10 @@ async function clicksByCode(base: string): Promise<Map<string, number>> {
 
 describe.each(['fast', 'immediate'] as const)('PostgreSQL stopped -m %s under kurz', (mode) => {
   test('503 in time while it is away; serving again by itself once back; no acknowledged click lost', async () => {
-    const kurz = await serve('open', freshDb());
+    const db = freshDb();
+    const kurz = await serve('open', db);
+    // A second instance on the same database, to see that notices flow again after.
+    const other = await serve('open', db);
     const codes: string[] = [];
     for (let i = 0; i < 3; i++) {
       const made = await call(kurz.url, 'POST', '/api/shorten', {
@@ -171,6 +174,20 @@ describe.each(['fast', 'immediate'] as const)('PostgreSQL stopped -m %s under ku
       });
     }
     expect(counted.get(made.json.short_code)).toBe(1);
+
+    // Listening was lost with the server and taken up again: a code the other instance
+    // creates now redirects here at once, though this instance had just found it unknown.
+    await eventually(
+      async () => (await timed(kurz.url, 'GET', `/late-${mode}`)).status === 404,
+      'unknown codes answered 404 again',
+      10_000,
+    );
+    const late = await call(other.url, 'POST', '/api/shorten', {
+      json: { url: 'https://example.com/late', custom_code: `late-${mode}` },
+    });
+    expect(late.status).toBe(201);
+    expect((await timed(kurz.url, 'GET', `/late-${mode}`)).status).toBe(307);
+    expect(await other.stop()).toBe(0);
     expect(await kurz.stop()).toBe(0);
   }, 60_000);
 });
