@@ -338,23 +338,11 @@ export function parseCommandLine(
     kind = word as ConfiguredCommand;
   }
 
-  // The environment first, then flags over it: the last value given for a flag wins.
-  const given = new Map<string, { label: string; value: string }>();
-  for (const [flag, spec] of Object.entries(FLAGS)) {
-    const value = env[spec.env];
-    if (value !== undefined && value !== '') {
-      given.set(flag, { label: `${flag} (from ${spec.env})`, value });
-    }
-  }
-  while (args.length > 0) {
-    const arg = args.shift() as string;
-    const eq = arg.indexOf('=');
-    const flag = eq === -1 ? arg : arg.slice(0, eq);
-    if (!(flag in FLAGS)) throw new ConfigError(`unknown flag ${flag} (see --help)`);
-    const value = eq === -1 ? args.shift() : arg.slice(eq + 1);
-    if (value === undefined) throw new ConfigError(`${flag} needs a value`);
-    given.set(flag, { label: flag, value });
-  }
+  const given = gather(
+    args,
+    env,
+    Object.fromEntries(Object.entries(FLAGS).map(([flag, spec]) => [flag, spec.env])),
+  );
   // Two ways to give one key: a flag beats the environment; two of a kind conflict.
   const key = given.get('--jwt-secret');
   const keyFile = given.get('--jwt-secret-file');
@@ -367,6 +355,40 @@ export function parseCommandLine(
   const config = defaultConfig();
   for (const [flag, { label, value }] of given) apply(flag, label, value, config);
   return { kind, config };
+}
+
+type Given = Map<string, { label: string; value: string }>;
+
+/**
+ * The values given for `flags` (each flag with its environment variable): the
+ * environment first, then flags over it; the last value given for a flag wins. Each
+ * value keeps the label that names where it came from in a message.
+ */
+function gather(
+  args: string[],
+  env: Record<string, string | undefined>,
+  flags: Record<string, string>,
+  command?: string,
+): Given {
+  const given: Given = new Map();
+  for (const [flag, name] of Object.entries(flags)) {
+    const value = env[name];
+    if (value !== undefined && value !== '') {
+      given.set(flag, { label: `${flag} (from ${name})`, value });
+    }
+  }
+  while (args.length > 0) {
+    const arg = args.shift() as string;
+    const eq = arg.indexOf('=');
+    const flag = eq === -1 ? arg : arg.slice(0, eq);
+    if (!(flag in flags)) {
+      throw new ConfigError(`unknown flag ${flag}${command ? ` for ${command}` : ''} (see --help)`);
+    }
+    const value = eq === -1 ? args.shift() : arg.slice(eq + 1);
+    if (value === undefined) throw new ConfigError(`${flag} needs a value`);
+    given.set(flag, { label: flag, value });
+  }
+  return given;
 }
 
 function apply(flag: string, label: string, value: string, config: Config): void {
@@ -382,23 +404,9 @@ function apply(flag: string, label: string, value: string, config: Config): void
 const COPY_FLAGS = { '--from': 'KURZ_COPY_FROM', '--to': 'KURZ_COPY_TO' } as const;
 
 function parseCopy(args: string[], env: Record<string, string | undefined>): Command {
-  const given: Record<string, { label: string; value: string }> = {};
-  for (const [flag, name] of Object.entries(COPY_FLAGS)) {
-    const value = env[name];
-    if (value !== undefined && value !== '')
-      given[flag] = { label: `${flag} (from ${name})`, value };
-  }
-  while (args.length > 0) {
-    const arg = args.shift() as string;
-    const eq = arg.indexOf('=');
-    const flag = eq === -1 ? arg : arg.slice(0, eq);
-    if (!(flag in COPY_FLAGS)) throw new ConfigError(`unknown flag ${flag} for copy (see --help)`);
-    const value = eq === -1 ? args.shift() : arg.slice(eq + 1);
-    if (value === undefined) throw new ConfigError(`${flag} needs a value`);
-    given[flag] = { label: flag, value };
-  }
+  const given = gather(args, env, COPY_FLAGS, 'copy');
   const database = (flag: keyof typeof COPY_FLAGS) => {
-    const entry = given[flag];
+    const entry = given.get(flag);
     if (entry === undefined) {
       throw new ConfigError(
         `copy needs ${flag} (or ${COPY_FLAGS[flag]}): a SQLite path or a postgres:// URL`,
