@@ -135,3 +135,7 @@ export async function clicksOf(base: string, code: string): Promise<number> {
   }[];
   return links.find((l) => l.short_code === code)?.clicks ?? -1;
 }
+
+/** A figure as the benchmarks print it: grouped thousands, `d` decimals. */
+export const fmt = (n: number, d = 0) =>
+  n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import {
   BINARY as BUILT,
+  fmt,
   KURZ_LINE,
   memoryOf,
   numberFlag,
@@ -29,8 +30,6 @@ const STALLED = numberFlag(args, '--stalled', 20);
 const SECONDS = numberFlag(args, '--seconds', 5);
 
 const work = mkdtempSync(join(tmpdir(), 'kurz-list-bench-'));
-const fmt = (n: number, d = 0) =>
-  n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
 
 /** Resident memory of a process, MiB: all of it, and its anonymous part (heap, buffers). */
 function memory(pid: number) {

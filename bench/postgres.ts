@@ -21,6 +21,7 @@ import {
   clicksOf,
   cpuTicksOf,
   createLink,
+  fmt,
   KURZ_LINE,
   memoryOf,
   numberFlag,
@@ -29,7 +30,7 @@ import {
   serveArgs,
   startServer,
 } from './harness.ts';
-import { median, type WrkResult, wrk } from './wrk.ts';
+import { median, summarise as summariseWrk, type WrkResult, wrk } from './wrk.ts';
 
 const SERVER_CPU = 0;
 const LOAD_CPU = 1;
@@ -229,8 +230,6 @@ async function sumClicks(url: string): Promise<{ counted: number; logged: number
   }
 }
 
-const fmt = (n: number, d = 0) =>
-  n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
 const pct = (part: number, whole: number) => `${((100 * part) / Math.max(1, whole)).toFixed(1)}%`;
 
 interface Round extends WrkResult {
@@ -242,15 +241,9 @@ interface Round extends WrkResult {
 
 function summarise(name: string, runs: Round[]) {
   return {
-    name,
-    rps: median(runs.map((r) => r.rps)),
-    p50: median(runs.map((r) => r.p50ms)),
-    p99: median(runs.map((r) => r.p99ms)),
-    cpu: median(runs.map((r) => r.cpuUs)),
+    ...summariseWrk(name, runs),
     pg: median(runs.map((r) => r.pgUs)),
     busy: median(runs.map((r) => r.busy)),
-    requests: runs.reduce((a, r) => a + r.requests, 0),
-    bad: runs.reduce((a, r) => a + r.errors + r.non2xx3xx, 0),
   };
 }
 type Summary = ReturnType<typeof summarise>;

@@ -28,6 +28,7 @@ import {
   BINARY,
   clicksOf,
   createLink,
+  fmt,
   KURZ_LINE,
   memoryOf,
   numberFlag,
@@ -35,7 +36,7 @@ import {
   serveArgs,
   startServer,
 } from './harness.ts';
-import { median, type WrkResult, wrk } from './wrk.ts';
+import { median, summarise, type WrkResult, wrk } from './wrk.ts';
 
 const SERVER_CPU = 0;
 const LOAD_CPU = 1;
@@ -76,19 +77,6 @@ function startCeiling() {
 
 const rssMiB = (pid: number) => memoryOf(pid).total;
 
-const fmt = (n: number, d = 0) =>
-  n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
-function summarise(name: string, runs: WrkResult[]) {
-  return {
-    name,
-    rps: median(runs.map((r) => r.rps)),
-    p50: median(runs.map((r) => r.p50ms)),
-    p99: median(runs.map((r) => r.p99ms)),
-    cpu: median(runs.map((r) => r.cpuUs)),
-    requests: runs.reduce((a, r) => a + r.requests, 0),
-    bad: runs.reduce((a, r) => a + r.errors + r.non2xx3xx, 0),
-  };
-}
 function printRow(s: ReturnType<typeof summarise>) {
   console.log(
     `  ${s.name.padEnd(40)} ${fmt(s.rps).padStart(9)} req/s   p50 ${fmt(s.p50, 2).padStart(6)} ms   p99 ${fmt(s.p99, 2).padStart(6)} ms${Number.isNaN(s.cpu) ? '' : `   CPU ${fmt(s.cpu, 1).padStart(5)} µs/req`}${s.bad ? `   (${s.bad} errors/non-3xx)` : ''}`,

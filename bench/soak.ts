@@ -13,7 +13,7 @@
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BINARY, KURZ_LINE, memoryOf, numberFlag, serveArgs, startServer } from './harness.ts';
+import { BINARY, fmt, KURZ_LINE, memoryOf, numberFlag, serveArgs, startServer } from './harness.ts';
 
 const argv = process.argv.slice(2);
 const SECONDS = numberFlag(argv, '--seconds', 60);
@@ -141,9 +141,6 @@ function dbMiB(): number {
   for (const name of readdirSync(work)) bytes += statSync(join(work, name)).size;
   return bytes / 1024 / 1024;
 }
-
-const fmt = (n: number, d = 0) =>
-  n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
 
 console.log(`\n# Warm-up: ${WARMUP} s of the mix, ${CLIENTS} clients (${KNOWN_CODES} known codes)`);
 const show = (label: string, r: ReturnType<typeof rss>) =>

@@ -81,3 +81,16 @@ export function median(values: number[]): number {
     ? (sorted[mid] as number)
     : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
+
+/** Rounds of one server in one line: medians of rate, latency and CPU, sums of requests and failures. */
+export function summarise(name: string, runs: WrkResult[]) {
+  return {
+    name,
+    rps: median(runs.map((r) => r.rps)),
+    p50: median(runs.map((r) => r.p50ms)),
+    p99: median(runs.map((r) => r.p99ms)),
+    cpu: median(runs.map((r) => r.cpuUs)),
+    requests: runs.reduce((a, r) => a + r.requests, 0),
+    bad: runs.reduce((a, r) => a + r.errors + r.non2xx3xx, 0),
+  };
+}
