@@ -84,11 +84,11 @@ describe('LinkCache', () => {
     expect(cache.peek('z')).toBe(UNKNOWN);
   });
 
-  test('forgetMissing makes a newly created code visible at once', async () => {
+  test('forget makes a newly created code visible at once', async () => {
     const { cache } = await setup([]);
     await cache.get('late');
     expect(cache.peek('late')).toBe(UNKNOWN);
-    cache.forgetMissing('late');
+    cache.forget('late');
     expect(cache.peek('late')).toBeUndefined();
   });
 

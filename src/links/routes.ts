@@ -156,7 +156,7 @@ export function linkRoutes(options: LinkRoutesOptions) {
           { userId: owner, originalUrl, source, createdAt: Date.now() },
           custom,
         );
-        cache.forgetMissing(link.shortCode);
+        cache.forget(link.shortCode);
         return jsonResponse(201, toJson(link));
       },
       {

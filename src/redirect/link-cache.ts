@@ -95,12 +95,11 @@ export class LinkCache {
     return missedAt !== undefined && Date.now() - missedAt < this.options.missTtlMs;
   }
 
-  /** Called when this instance creates a link, so its code is not believed unknown. */
-  forgetMissing(code: string): void {
-    this.misses.delete(code);
-  }
-
-  /** Forgets what is known of a code: the next request asks the store. */
+  /**
+   * Forgets what is known of a code: the next request asks the store. Called when this
+   * instance creates a link (so its code is not believed unknown, not even by a lookup
+   * that was under way), and when another instance is heard changing one.
+   */
   forget(code: string): void {
     this.generation++;
     this.misses.delete(code);
