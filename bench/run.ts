@@ -450,6 +450,9 @@ async function benchRollup() {
     source: null,
     querySource: null,
     referrer: 'https://referrer.example/page',
+    address: null,
+    country: null,
+    limited: false,
     userAgent: 'Mozilla/5.0 (X11; Linux x86_64) bench',
     createdAt: Date.now(),
   });

@@ -12,7 +12,9 @@ import { healthRoutes } from './health/routes.ts';
 import { crossOrigin } from './http/cross-origin.ts';
 import { errorHandler, errorToResponse } from './http/error-handler.ts';
 import { responseHeaders, securityHeaders, withHeaders } from './http/headers.ts';
+import { LinkEvents } from './links/link-events.ts';
 import { LinkWriter } from './links/link-writer.ts';
+import { manageRoutes } from './links/manage-routes.ts';
 import { linkRoutes } from './links/routes.ts';
 import { consoleLogger, type Logger, throttled } from './logger.ts';
 import { clientResolver, createAbuseLimits, type PeerOf } from './net/abuse-limits.ts';
@@ -51,6 +53,8 @@ export interface AppDeps {
   peerAddress?: PeerOf;
   /** Links one user may own (accounts mode); 0 or absent: no limit. */
   maxLinksPerUser?: number;
+  /** Open mode's link management token (--admin-token); absent: management refused. */
+  adminToken?: string;
 }
 
 /** Writes that may wait for a commit at once, per writer, before more are refused with 503. */
@@ -99,6 +103,11 @@ export function createApp(deps: AppDeps) {
   // (http://localhost:PORT, known only once listening) is never https.
   const headers = securityHeaders(deps.baseUrl());
   const cache = new LinkCache(store, { ...DEFAULT_CACHE, ...deps.cache }, headers);
+  // Every change this instance commits reaches the cache here; other instances' changes
+  // reach it through the store (watchLinks).
+  const events = new LinkEvents();
+  events.on((event) => cache.forget(event.code));
+  const passwords = new PasswordHasher(deps.hashing);
 
   // The redirect answers outside Elysia (natively served), so its faults get the headers here.
   const onFault = (error: unknown, request: Request) =>
@@ -111,6 +120,7 @@ export function createApp(deps: AppDeps) {
     limits,
     clientOf,
     headers,
+    passwords,
   });
   const app = new Elysia({
     strictPath: true,
@@ -130,13 +140,26 @@ export function createApp(deps: AppDeps) {
         mode,
         store,
         links: writers.links,
-        cache,
+        events,
+        passwords,
         secret,
         baseUrl: deps.baseUrl,
         limits,
         clientOf,
         blocklist,
         maxLinksPerUser: deps.maxLinksPerUser,
+      }),
+    )
+    .use(
+      manageRoutes({
+        mode,
+        store,
+        secret,
+        events,
+        passwords,
+        adminToken: deps.adminToken,
+        baseUrl: deps.baseUrl,
+        blocklist,
       }),
     );
   if (mode === 'accounts') {
@@ -145,7 +168,7 @@ export function createApp(deps: AppDeps) {
         store,
         secret,
         tokenTtlSeconds: deps.tokenTtlSeconds,
-        passwords: new PasswordHasher(deps.hashing),
+        passwords,
         limits,
         clientOf,
       }),

@@ -171,6 +171,7 @@ async function serve(config: Config): Promise<number> {
     trustedProxies: config.trustedProxies,
     blocklist: () => blocklist,
     maxLinksPerUser: config.maxLinksPerUser,
+    adminToken: config.adminToken,
   });
   app.listen({
     hostname: config.host,

@@ -31,6 +31,7 @@ describe('command line', () => {
         register: { count: 30, windowMs: 3_600_000 },
         create: { count: 1000, windowMs: 3_600_000 },
         unknownCode: { count: 300, windowMs: 60_000 },
+        linkPassword: { count: 10, windowMs: 900_000 },
       },
       trustedProxies: [],
       blocklist: undefined,
@@ -38,6 +39,8 @@ describe('command line', () => {
       shutdownTimeoutMs: 10_000,
       maxLinksPerUser: 100_000,
       minFreeDiskBytes: 64 * 1024 * 1024,
+      adminToken: undefined,
+      clickRetentionDays: 0,
     });
   });
 
@@ -67,6 +70,9 @@ describe('command line', () => {
       KURZ_MAX_LINKS_PER_USER: '0',
       KURZ_MIN_FREE_DISK: '1GB',
       KURZ_DB_POOL: '4',
+      KURZ_RATE_LINK_PASSWORD: '2/h',
+      KURZ_ADMIN_TOKEN: 'a'.repeat(32),
+      KURZ_CLICK_RETENTION_DAYS: '90',
     };
     expect(config([], env)).toEqual({
       mode: 'open',
@@ -86,6 +92,7 @@ describe('command line', () => {
         register: { count: 1, windowMs: 86_400_000 },
         create: { count: 7, windowMs: 30_000 },
         unknownCode: { count: 9, windowMs: 60_000 },
+        linkPassword: { count: 2, windowMs: 3_600_000 },
       },
       trustedProxies: ['10.0.0.0/8', '::1'],
       // The file is read and checked with the other flags, so a bad one stops the start.
@@ -97,6 +104,8 @@ describe('command line', () => {
       shutdownTimeoutMs: 3000,
       maxLinksPerUser: 0,
       minFreeDiskBytes: 1e9,
+      adminToken: 'a'.repeat(32),
+      clickRetentionDays: 90,
     });
     expect(config(['--mode', 'accounts', '--port=9000'], env)).toMatchObject({
       mode: 'accounts',

@@ -76,6 +76,9 @@ async function seedSqlite(path: string) {
       referrer: i % 4 ? `https://ref.example/${i}` : null,
       userAgent: i % 5 ? `Agent/${i} (ü)` : null,
       createdAt: T0 + 10_000 + i,
+      address: null,
+      country: i % 3 ? 'DE' : null,
+      limited: false,
     });
   }
   await store.recordClicks(clicks.slice(0, 40));

@@ -101,7 +101,15 @@ describe('GET /api/links streams the whole list', () => {
     const [oldest] = await app.query<{ id: number }>(
       'SELECT id FROM links ORDER BY created_at, id LIMIT 1',
     );
-    const click = { source: null, querySource: null, referrer: null, userAgent: null };
+    const click = {
+      source: null,
+      querySource: null,
+      referrer: null,
+      userAgent: null,
+      address: null,
+      country: null,
+      limited: false,
+    };
     await app.store.recordClicks(
       [1, 2, 3].map((createdAt) => ({ ...click, linkId: oldest?.id as number, createdAt })),
     );

@@ -14,6 +14,7 @@ const SMALL: RateLimits = {
   register: { count: 2, windowMs: HOUR },
   create: { count: 4, windowMs: HOUR },
   unknownCode: { count: 6, windowMs: HOUR },
+  linkPassword: { count: 3, windowMs: HOUR },
 };
 const from = (peer: string) => ({ headers: { [PEER_HEADER]: peer } });
 const TOO_MANY = { error: 'Too many requests' };

@@ -77,6 +77,9 @@ const click = (linkId: number, i = 0): Click => ({
   referrer: `https://ref.example/${i}`,
   userAgent: i % 7 ? `ua${i}` : null,
   createdAt: 1_795_000_000_000 + i,
+  address: null,
+  country: i % 3 ? 'FR' : null,
+  limited: false,
 });
 
 describe.each(['sqlite', 'postgres'] as const)('Store contract on %s', (backend) => {
@@ -143,6 +146,10 @@ describe.each(['sqlite', 'postgres'] as const)('Store contract on %s', (backend)
       userId: null,
       originalUrl: 'https://x.example',
       source: 'newsletter',
+      expiresAt: null,
+      maxClicks: null,
+      limitedClicks: 0,
+      passwordHash: null,
     });
     expect(await store.findLinkByCode('code_1')).toBeUndefined();
   });

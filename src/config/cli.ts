@@ -223,6 +223,30 @@ const FLAGS: Record<string, FlagSpec> = {
   '--rate-register': rateFlag('KURZ_RATE_REGISTER', 'register'),
   '--rate-create': rateFlag('KURZ_RATE_CREATE', 'create'),
   '--rate-unknown-code': rateFlag('KURZ_RATE_UNKNOWN_CODE', 'unknownCode'),
+  '--rate-link-password': rateFlag('KURZ_RATE_LINK_PASSWORD', 'linkPassword'),
+  '--admin-token': {
+    env: 'KURZ_ADMIN_TOKEN',
+    parse: (v, c) => {
+      c.adminToken = checkSecret(v);
+    },
+  },
+  '--admin-token-file': {
+    env: 'KURZ_ADMIN_TOKEN_FILE',
+    parse: (v, c) => {
+      c.adminToken = checkSecret(readFlagFile(v).replace(/\r?\n$/, ''));
+    },
+  },
+  '--click-retention-days': {
+    env: 'KURZ_CLICK_RETENTION_DAYS',
+    parse: (v, c) => {
+      c.clickRetentionDays = wholeNumber(
+        v,
+        0,
+        36_500,
+        'a number of days (0 keeps records forever)',
+      );
+    },
+  },
   '--trusted-proxies': {
     env: 'KURZ_TRUSTED_PROXIES',
     parse: (v, c) => {
@@ -298,6 +322,11 @@ Flags (each also read from the environment variable shown):
   --token-ttl SECONDS       KURZ_TOKEN_TTL   token lifetime (default 86400)
   --durability normal|full  KURZ_DURABILITY  survive process crashes, or power loss too (default normal)
   --cache-size N            KURZ_CACHE_SIZE  links the redirect keeps in memory (default 50000, ~800 bytes each)
+  --admin-token T           KURZ_ADMIN_TOKEN link management token of open mode, 32+ characters (default none:
+                                             editing and deleting links is refused in open mode)
+  --admin-token-file PATH   KURZ_ADMIN_TOKEN_FILE  read the admin token from a file (keeps it out of ps)
+  --click-retention-days N  KURZ_CLICK_RETENTION_DAYS  days raw click records are kept; daily stats stay
+                                             (default 0: forever)
 
 Abuse limits (N/WINDOW, WINDOW one of s, min, h, d, optionally with a number: 30/10min):
   --rate-limits on|off      KURZ_RATE_LIMITS        every rate limit below on or off (default on)
@@ -306,6 +335,7 @@ Abuse limits (N/WINDOW, WINDOW one of s, min, h, d, optionally with a number: 30
   --rate-register R         KURZ_RATE_REGISTER      registrations per client address (default 30/h)
   --rate-create R           KURZ_RATE_CREATE        links created per user, or per address in open mode (default 1000/h)
   --rate-unknown-code R     KURZ_RATE_UNKNOWN_CODE  requests for unknown codes per client address (default 300/min)
+  --rate-link-password R    KURZ_RATE_LINK_PASSWORD wrong passwords per protected link and client address (default 10/15min)
   --max-links-per-user N    KURZ_MAX_LINKS_PER_USER links one account may own; 0 = no limit (default 100000)
   --min-free-disk SIZE      KURZ_MIN_FREE_DISK      free space the database's disk keeps; below it writes answer 503 (default 64MiB)
 

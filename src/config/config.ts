@@ -24,6 +24,8 @@ export interface RateLimits {
   create: RateLimit;
   /** Requests for codes that have no link, per client address. */
   unknownCode: RateLimit;
+  /** Wrong passwords for a protected link, per link and client address. */
+  linkPassword: RateLimit;
 }
 
 export interface Config {
@@ -57,6 +59,13 @@ export interface Config {
   maxLinksPerUser: number;
   /** Free bytes the database's file system must keep; below it writes answer 503. */
   minFreeDiskBytes: number;
+  /**
+   * The bearer token that manages links in open mode (edit, delete); undefined: link
+   * management is refused in open mode.
+   */
+  adminToken: string | undefined;
+  /** Days raw click records are kept (daily rollups stay); 0 keeps them forever. */
+  clickRetentionDays: number;
 }
 
 const MINUTE = 60_000;
@@ -67,6 +76,7 @@ export const DEFAULT_RATE_LIMITS: RateLimits = {
   register: { count: 30, windowMs: 60 * MINUTE },
   create: { count: 1000, windowMs: 60 * MINUTE },
   unknownCode: { count: 300, windowMs: MINUTE },
+  linkPassword: { count: 10, windowMs: 15 * MINUTE },
 };
 
 export const DEFAULTS = {
@@ -82,6 +92,7 @@ export const DEFAULTS = {
   shutdownTimeoutMs: 10_000,
   maxLinksPerUser: 100_000,
   minFreeDiskBytes: 64 * 1024 * 1024,
+  clickRetentionDays: 0,
 } as const satisfies Partial<Config>;
 
 /** A fresh, complete configuration with every default (lists and limits are new copies). */
@@ -90,6 +101,7 @@ export function defaultConfig(): Config {
     ...DEFAULTS,
     baseUrl: undefined,
     jwtSecret: undefined,
+    adminToken: undefined,
     rateLimits: structuredClone(DEFAULT_RATE_LIMITS),
     trustedProxies: [],
     blocklist: undefined,

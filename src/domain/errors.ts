@@ -28,6 +28,13 @@ export const Messages = {
   tooManyRequests: 'Too many requests',
   linkLimit: 'Link limit reached',
   requestTimeout: 'Request timeout',
+  linkExpired: 'Link expired',
+  adminTokenMissing: 'Link management needs an admin token in open mode',
+  expiresAtRule:
+    'expires_at must be an ISO 8601 date-time with a time zone, such as 2026-12-31T23:59:59Z',
+  maxClicksRule: 'max_clicks must be a whole number from 1 to 1000000000',
+  linkPasswordRule: 'password must be a string of 1 to 128 characters',
+  statsRange: 'from and to must be dates (YYYY-MM-DD), from not after to, at most 366 days apart',
 } as const;
 
 export type Message = (typeof Messages)[keyof typeof Messages];
@@ -35,7 +42,7 @@ export type Message = (typeof Messages)[keyof typeof Messages];
 /** A failure the client caused or must be told about; never carries internals. */
 export class ApiError extends Error {
   constructor(
-    readonly status: 400 | 401 | 403 | 404 | 408 | 413 | 429 | 503,
+    readonly status: 400 | 401 | 403 | 404 | 408 | 410 | 413 | 429 | 503,
     override readonly message: Message,
     /** Headers the answer must carry, such as Retry-After or WWW-Authenticate. */
     readonly headers?: Record<string, string>,

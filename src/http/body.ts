@@ -23,6 +23,17 @@ export function parseJsonBody({ request }: { request: Request }): Promise<unknow
 
 /** The body as JSON (or NOT_JSON), 413 past the size limit, 408 if not whole within `deadlineMs`. */
 export async function readJsonBody(request: Request, deadlineMs: number): Promise<unknown> {
+  const text = await readBodyText(request, deadlineMs);
+  if (text === '') return NOT_JSON;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return NOT_JSON;
+  }
+}
+
+/** The body as text: 413 past the size limit, 408 if not whole within `deadlineMs`. */
+export async function readBodyText(request: Request, deadlineMs: number): Promise<string> {
   const declared = request.headers.get('content-length');
   if (declared !== null && Number(declared) > MAX_BODY_BYTES) throw tooLarge();
   // With a declared length within the limit, Bun reads the body natively; a chunked
@@ -32,12 +43,7 @@ export async function readJsonBody(request: Request, deadlineMs: number): Promis
     deadlineMs,
   );
   if (Buffer.byteLength(text) > MAX_BODY_BYTES) throw tooLarge();
-  if (text === '') return NOT_JSON;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return NOT_JSON;
-  }
+  return text;
 }
 
 /**

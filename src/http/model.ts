@@ -107,6 +107,9 @@ const ERRORS = {
   408: {
     description: '`Request timeout`: the body did not arrive whole within 10 s of the headers.',
   },
+  410: {
+    description: '`Link expired`: past its `expires_at`, or its `max_clicks` clicks are counted.',
+  },
   413: { description: '`Request body too large`: over 64 KiB.' },
   429: {
     description: '`Too many requests`: a rate limit was reached.',

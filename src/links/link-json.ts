@@ -1,7 +1,7 @@
 // The public form of a link: exactly the fields interface.md lists for the mode.
 
 import type { Mode } from '../config/config.ts';
-import type { Link } from '../store/store.ts';
+import type { Link, LinkDetail } from '../store/store.ts';
 
 export interface LinkJsonOpen {
   id: number;
@@ -34,5 +34,34 @@ export function linkToJson(mode: Mode): (link: Link) => LinkJson {
     short_code: link.shortCode,
     created_at: new Date(link.createdAt).toISOString(),
     clicks: link.clicks,
+  });
+}
+
+export type LinkDetailJson = LinkJson & {
+  source: string | null;
+  expires_at: string | null;
+  max_clicks: number | null;
+  password_protected: boolean;
+  status: 'active' | 'expired';
+};
+
+/** Whether a link answers 410 now: past its expiry, or its max_clicks counted. */
+export function isExpired(link: LinkDetail, now = Date.now()): boolean {
+  return (
+    (link.expiresAt !== null && now >= link.expiresAt) ||
+    (link.maxClicks !== null && link.limitedClicks >= link.maxClicks)
+  );
+}
+
+/** GET /api/links/{code}: the link object, then its settings (never the password's hash). */
+export function linkDetailToJson(mode: Mode): (link: LinkDetail) => LinkDetailJson {
+  const toJson = linkToJson(mode);
+  return (link) => ({
+    ...toJson(link),
+    source: link.source,
+    expires_at: link.expiresAt === null ? null : new Date(link.expiresAt).toISOString(),
+    max_clicks: link.maxClicks,
+    password_protected: link.passwordHash !== null,
+    status: isExpired(link) ? 'expired' : 'active',
   });
 }

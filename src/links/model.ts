@@ -6,6 +6,13 @@ import { t } from 'elysia';
 import type { Mode } from '../config/config.ts';
 import { CODE_MAX_LENGTH, CODE_PATTERN, parseCustomCode } from '../domain/codes.ts';
 import { Messages } from '../domain/errors.ts';
+import {
+  LINK_PASSWORD_MAX_LENGTH,
+  MAX_CLICKS_LIMIT,
+  parseExpiresAt,
+  parseLinkPassword,
+  parseMaxClicks,
+} from '../domain/link-settings.ts';
 import { parseSource, SOURCE_MAX_LENGTH } from '../domain/sources.ts';
 import { parseTargetUrl, URL_MAX_LENGTH } from '../domain/urls.ts';
 import { bodyError, ruleFormat, withHeaderSchemas } from '../http/model.ts';
@@ -32,13 +39,68 @@ const limit = ruleFormat('kurz-limit', parseLimit, {
 });
 const offset = ruleFormat('kurz-offset', parseOffset, { type: 'integer', minimum: 0 });
 
+/** The settings of a link (create and PATCH), checked after the fields before them. */
+function settingsProblem(body: Record<string, unknown>): void {
+  parseExpiresAt(body.expires_at);
+  parseMaxClicks(body.max_clicks);
+  parseLinkPassword(body.password);
+}
+
 /** Why a create body is wrong: the domain's checks, in their order. */
 function shortenProblem(body: Record<string, unknown>): void {
   parseTargetUrl(body.url);
   parseCustomCode(body.custom_code);
   parseSource(body.source);
+  settingsProblem(body);
 }
 const error = bodyError(shortenProblem);
+
+/** Why a PATCH body is wrong: `url` (when given) by the create rules, then the settings. */
+function changeProblem(body: Record<string, unknown>): void {
+  if (body.url !== undefined) parseTargetUrl(body.url);
+  settingsProblem(body);
+}
+const changeError = bodyError(changeProblem);
+
+const expiresAt = ruleFormat('kurz-expires-at', parseExpiresAt, { format: 'date-time' });
+const password = ruleFormat('kurz-link-password', parseLinkPassword, {
+  minLength: 1,
+  maxLength: LINK_PASSWORD_MAX_LENGTH,
+});
+
+/** The settings fields, with `error` for the body they are part of. */
+function settingFields(onError: typeof error) {
+  return {
+    expires_at: t.Optional(
+      t.Union([t.String({ format: expiresAt, error: onError }), t.Null({ error: onError })], {
+        error: onError,
+        description:
+          'When the link stops working (410 `Link expired`): an ISO 8601 date-time with a time zone. A moment already past expires the link at once. null: never.',
+        examples: ['2026-12-31T23:59:59Z'],
+      }),
+    ),
+    max_clicks: t.Optional(
+      t.Union(
+        [
+          Type.Integer({ minimum: 1, maximum: MAX_CLICKS_LIMIT, error: onError }),
+          t.Null({ error: onError }),
+        ],
+        {
+          error: onError,
+          description:
+            'Clicks after which the link stops working (410 `Link expired`), exact however many visit at once. Set on a link that has clicks, it counts from those. null: no limit.',
+          examples: [100],
+        },
+      ),
+    ),
+    password: t.Optional(
+      t.Union([t.String({ format: password, error: onError }), t.Null({ error: onError })], {
+        error: onError,
+        description: `Visitors must enter it before being sent on (1 to ${LINK_PASSWORD_MAX_LENGTH} characters; stored as an argon2id hash, never shown). null: none.`,
+      }),
+    ),
+  };
+}
 
 export const ShortenBody = t.Object(
   {
@@ -62,6 +124,7 @@ export const ShortenBody = t.Object(
         examples: ['newsletter'],
       }),
     ),
+    ...settingFields(error),
   },
   {
     error,
@@ -127,5 +190,43 @@ export const PageQuery = t.Object(
   },
   { error: Messages.pageRule },
 );
+
+export const ChangeBody = t.Object(
+  {
+    url: t.Optional(
+      t.String({
+        format: url,
+        error: changeError,
+        description: 'A new target, by the same rules as at creation; followed at once.',
+      }),
+    ),
+    ...settingFields(changeError),
+  },
+  {
+    error: changeError,
+    title: 'LinkChange',
+    description:
+      'Only the fields given change; null clears `expires_at`, `max_clicks` and `password`.',
+  },
+);
+
+/** A link with everything kept of it (GET, PATCH /api/links/{code}). */
+export function linkDetailSchema(mode: Mode) {
+  return t.Object(
+    {
+      ...linkSchema(mode).properties,
+      source: t.Union([t.String(), t.Null()], { description: 'The `source` given at creation.' }),
+      expires_at: t.Union([t.String({ format: 'date-time' }), t.Null()], {
+        description: 'ISO 8601 UTC with milliseconds, or null: never.',
+      }),
+      max_clicks: t.Union([Type.Integer(), t.Null()], { description: 'null: no limit.' }),
+      password_protected: t.Boolean(),
+      status: t.Union([t.Literal('active'), t.Literal('expired')], {
+        description: '`expired` past `expires_at` or once `max_clicks` clicks are counted.',
+      }),
+    },
+    { title: 'LinkDetail', description: 'A short link with its settings.' },
+  );
+}
 
 export const CodeParams = t.Object({ code: t.String({ description: 'A short code.' }) });

@@ -2,12 +2,14 @@
 
 import { Elysia, t } from 'elysia';
 import { ownerPlugin } from '../auth/owner.ts';
+import type { PasswordHasher } from '../auth/passwords.ts';
 import type { TokenKey } from '../auth/tokens.ts';
 import type { Mode } from '../config/config.ts';
 import { generateCode, isCodeShaped, parseCustomCode } from '../domain/codes.ts';
 import { ApiError, badRequest, Messages, notFound } from '../domain/errors.ts';
+import { parseExpiresAt, parseLinkPassword, parseMaxClicks } from '../domain/link-settings.ts';
 import { parseSource } from '../domain/sources.ts';
-import { type Blocklist, checkTarget } from '../domain/targets.ts';
+import type { Blocklist } from '../domain/targets.ts';
 import { parseTargetUrl } from '../domain/urls.ts';
 import { parseJsonBody, requireJsonObject } from '../http/body.ts';
 import { errorResponses } from '../http/model.ts';
@@ -18,7 +20,6 @@ import {
   clientKey,
   type PeerSource,
 } from '../net/abuse-limits.ts';
-import type { LinkCache } from '../redirect/link-cache.ts';
 import {
   type CreatedLink,
   LINK_LIMIT_REACHED,
@@ -26,12 +27,14 @@ import {
   type Store,
   type Link as StoredLink,
 } from '../store/store.ts';
+import type { LinkEvents } from './link-events.ts';
 import { linkToJson } from './link-json.ts';
 import type { LinkWriter } from './link-writer.ts';
 import { LIST_CHUNK, linkArrayStream } from './list-stream.ts';
 import { CodeParams, linkListSchema, linkSchema, PageQuery, ShortenBody } from './model.ts';
 import { nextPageLink, parsePage } from './paging.ts';
 import { QR, type QrFormat } from './qr.ts';
+import { targetRulesHook } from './target-rules.ts';
 
 /** Generated codes collide about once in 10^12 draws; a few retries are plenty. */
 const GENERATE_ATTEMPTS = 8;
@@ -40,7 +43,10 @@ export interface LinkRoutesOptions {
   mode: Mode;
   store: Store;
   links: LinkWriter;
-  cache: LinkCache;
+  /** Told of every link created, once committed. */
+  events: LinkEvents;
+  /** Hashes the passwords of protected links. */
+  passwords: Pick<PasswordHasher, 'hash'>;
   secret: TokenKey;
   /** The public address of short links, encoded in QR codes. */
   baseUrl: () => string;
@@ -54,7 +60,8 @@ export interface LinkRoutesOptions {
 }
 
 export function linkRoutes(options: LinkRoutesOptions) {
-  const { mode, store, links, cache, secret, baseUrl, limits, clientOf, blocklist } = options;
+  const { mode, store, links, events, passwords, secret, baseUrl, limits, clientOf, blocklist } =
+    options;
   const toJson = linkToJson(mode);
   // Open mode has no users, so no quota (its creates are rate limited per address).
   const ownerLimit = mode === 'accounts' ? (options.maxLinksPerUser ?? 0) : 0;
@@ -79,23 +86,7 @@ export function linkRoutes(options: LinkRoutesOptions) {
     limits.create.enforce(owner !== null ? `user:${owner}` : clientKey(clientOf, request, server));
   };
 
-  /**
-   * The target rules that need the running service (its own host, the blocklist), as
-   * part of the `url` checks: before custom_code and source are looked at. A url that
-   * breaks the plain rules is left to validation, which names that rule.
-   */
-  const targetRules = ({ body, request }: { body: unknown; request: Request }) => {
-    const url = (body as { url?: unknown }).url;
-    let target: string;
-    try {
-      target = parseTargetUrl(url);
-    } catch {
-      return;
-    }
-    // The request's URL carries the Host it was sent to (Bun builds it from the header).
-    const requestHost = URL.parse(request.url)?.host;
-    checkTarget(target, { baseUrl: baseUrl(), requestHost }, blocklist());
-  };
+  const targetRules = targetRulesHook(baseUrl, blocklist);
 
   async function create(fields: Omit<NewLink, 'shortCode'>, custom: string | undefined) {
     const limited = { ...fields, ownerLimit };
@@ -152,11 +143,23 @@ export function linkRoutes(options: LinkRoutesOptions) {
         const originalUrl = parseTargetUrl(body.url);
         const custom = parseCustomCode(body.custom_code);
         const source = parseSource(body.source) ?? null;
+        const expiresAt = parseExpiresAt(body.expires_at) ?? null;
+        const maxClicks = parseMaxClicks(body.max_clicks) ?? null;
+        const password = parseLinkPassword(body.password);
+        const passwordHash = password ? await passwords.hash(password) : null;
         const link: StoredLink = await create(
-          { userId: owner, originalUrl, source, createdAt: Date.now() },
+          {
+            userId: owner,
+            originalUrl,
+            source,
+            createdAt: Date.now(),
+            expiresAt,
+            maxClicks,
+            passwordHash,
+          },
           custom,
         );
-        cache.forget(link.shortCode);
+        events.emit({ kind: 'created', code: link.shortCode });
         return jsonResponse(201, toJson(link));
       },
       {
@@ -171,7 +174,7 @@ export function linkRoutes(options: LinkRoutesOptions) {
           ...docs,
           operationId: 'shorten',
           summary: 'Shorten a URL',
-          description: `Creates a short link${mode === 'accounts' ? ' owned by the caller' : ''}. Checks, in order: body size (413), ${mode === 'accounts' ? 'token (401), ' : ''}a JSON object, \`url\`, \`custom_code\` (\`This code is reserved and cannot be used\` for reserved words), \`source\`, then \`Custom code already taken\`${mode === 'accounts' ? ' and the per-user quota (403 `Link limit reached`)' : ''}. The 201 is sent once the link is committed.`,
+          description: `Creates a short link${mode === 'accounts' ? ' owned by the caller' : ''}. Checks, in order: body size (413), ${mode === 'accounts' ? 'token (401), ' : ''}a JSON object, \`url\`, \`custom_code\` (\`This code is reserved and cannot be used\` for reserved words), \`source\`, \`expires_at\`, \`max_clicks\`, \`password\`, then \`Custom code already taken\`${mode === 'accounts' ? ' and the per-user quota (403 `Link limit reached`)' : ''}. The 201 is sent once the link is committed.`,
         },
       },
     )

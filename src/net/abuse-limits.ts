@@ -17,6 +17,8 @@ export interface AbuseLimits {
   create: RateLimiter;
   /** Requests for unknown codes per client address. */
   unknownCode: RateLimiter;
+  /** Wrong passwords per protected link and client address. */
+  linkPassword: RateLimiter;
 }
 
 export function createAbuseLimits(limits: RateLimits | undefined): AbuseLimits | undefined {
@@ -27,6 +29,7 @@ export function createAbuseLimits(limits: RateLimits | undefined): AbuseLimits |
     register: new RateLimiter(limits.register),
     create: new RateLimiter(limits.create),
     unknownCode: new RateLimiter(limits.unknownCode),
+    linkPassword: new RateLimiter(limits.linkPassword),
   };
 }
 

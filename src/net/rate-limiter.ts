@@ -52,6 +52,11 @@ export class RateLimiter {
     if (wait > 0) throw tooManyRequests(wait);
   }
 
+  /** 0 when `key` has allowance left, else the whole seconds until it will; spends nothing. */
+  left(key: string): number {
+    return this.wait(key);
+  }
+
   /** Throws 429 when `key` has no allowance left, without spending any. */
   enforceLeft(key: string): void {
     const wait = this.wait(key);

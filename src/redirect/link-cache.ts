@@ -11,6 +11,16 @@ export interface CachedLink {
   source: string | null;
   /** A fresh 307 to this link; its headers are built once, when the link is cached. */
   respond: () => Response;
+  /** The Location header of the 307, for answers that send the visitor on otherwise. */
+  location: string;
+  /** Milliseconds since the epoch after which the link answers 410; null: never. */
+  expiresAt: number | null;
+  /** Whether the link has max_clicks: its clicks are counted in the store's limited way. */
+  limited: boolean;
+  /** Set once the store refused a click for max_clicks: later visits answer 410 at once. */
+  exhausted: boolean;
+  /** argon2id hash of the link's password; null: none. */
+  passwordHash: string | null;
   /** Set on every hit, cleared as eviction passes by: the CLOCK's reference bit. */
   used: boolean;
 }
@@ -97,8 +107,8 @@ export class LinkCache {
 
   /**
    * Forgets what is known of a code: the next request asks the store. Called when this
-   * instance creates a link (so its code is not believed unknown, not even by a lookup
-   * that was under way), and when another instance is heard changing one.
+   * instance creates, changes or deletes a link (so no lookup under way remembers what
+   * it read before), and when another instance is heard doing so.
    */
   forget(code: string): void {
     this.generation++;
@@ -130,15 +140,22 @@ export class LinkCache {
     }
     this.misses.delete(code);
     // A Headers instance, not a plain object: Response copies it in half the time.
+    const location = toLocationHeader(target.originalUrl);
     const headers = new Headers({
       ...this.responseHeaders,
-      location: toLocationHeader(target.originalUrl),
+      location,
       'cache-control': 'private, no-store',
     });
+    const limited = target.maxClicks !== null;
     const link: CachedLink = {
       id: target.id,
       source: target.source,
       respond: () => new Response(null, { status: 307, headers }),
+      location,
+      expiresAt: target.expiresAt,
+      limited,
+      exhausted: limited && target.limitedClicks >= (target.maxClicks as number),
+      passwordHash: target.passwordHash,
       used: false,
     };
     if (stale) return link;

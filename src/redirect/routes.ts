@@ -1,9 +1,12 @@
 // GET and HEAD /{code}: the hot path. Route → cache → click writer → 307.
 // A GET waits for its click to be committed before the 307 leaves; HEAD counts nothing.
+// A link past its expiry answers 410; a protected one shows its password form, which
+// POST /{code} answers.
 // The same redirect() serves two routes: Elysia's (app.handle, as tests use it) and a
 // route Bun serves natively when listening, which skips Elysia's per-request context.
 
 import { Elysia, t } from 'elysia';
+import type { PasswordHasher } from '../auth/passwords.ts';
 import type { ClickWriter } from '../clicks/click-writer.ts';
 import type { Mode } from '../config/config.ts';
 import { isCodeShaped } from '../domain/codes.ts';
@@ -15,6 +18,7 @@ import {
   SOURCE_MAX_LENGTH,
   storable,
 } from '../domain/sources.ts';
+import { BODY_DEADLINE_MS, readBodyText } from '../http/body.ts';
 import { errorResponses, withHeaderSchemas } from '../http/model.ts';
 import { errorResponse } from '../http/responses.ts';
 import {
@@ -23,7 +27,9 @@ import {
   clientKey,
   type PeerSource,
 } from '../net/abuse-limits.ts';
+import type { Click } from '../store/store.ts';
 import { type CachedLink, type LinkCache, UNKNOWN } from './link-cache.ts';
+import { PasswordNotices, passwordPage } from './password-page.ts';
 
 export interface RedirectRoutesOptions {
   mode: Mode;
@@ -36,6 +42,8 @@ export interface RedirectRoutesOptions {
   clientOf: ClientOf;
   /** Headers every answer carries (nosniff, HSTS); the 307s get them from the cache. */
   headers?: Readonly<Record<string, string>>;
+  /** Checks the passwords of protected links. */
+  passwords: Pick<PasswordHasher, 'verify'>;
 }
 
 /** Answers every request itself: its Promise never rejects. */
@@ -45,14 +53,22 @@ export type Redirect = (
   server: PeerSource | null,
 ) => Response | Promise<Response>;
 
-export function createRedirect(options: RedirectRoutesOptions): Redirect {
-  const { mode, cache, clicks, onError, clientOf, headers = {} } = options;
+/** GET and HEAD follow; POST brings a protected link's password. */
+export interface Redirects {
+  follow: Redirect;
+  unlock: Redirect;
+}
+
+export function createRedirect(options: RedirectRoutesOptions): Redirects {
+  const { mode, cache, clicks, onError, clientOf, headers = {}, passwords } = options;
   const unknownCodes = options.limits?.unknownCode;
+  const wrongPasswords = options.limits?.linkPassword;
   const trackQuerySource = mode === 'accounts';
   // A click the writer could not commit: it rejects only with StoreUnavailableError (and
   // has logged the batch's failure), so this needs no request and is made once.
   const clickFailed = () => errorResponse(503, Messages.databaseUnavailable, headers);
   const notFound = () => errorResponse(404, Messages.notFound, headers);
+  const expired = () => errorResponse(410, Messages.linkExpired, headers);
 
   /** Synchronous on a cache hit; a Promise only when a click must commit or the store be asked. */
   function redirect(
@@ -63,7 +79,7 @@ export function createRedirect(options: RedirectRoutesOptions): Redirect {
     const link = isCodeShaped(code) ? cache.peek(code) : UNKNOWN;
     if (link === UNKNOWN) return unknown(request, server);
     if (link === undefined) return lookUpThenRedirect(code, request, server);
-    return follow(link, request);
+    return follow(link, request, server);
   }
 
   /**
@@ -78,11 +94,43 @@ export function createRedirect(options: RedirectRoutesOptions): Redirect {
     return notFound();
   }
 
-  /** The 307 to a known link, once its click is committed (HEAD counts nothing). */
-  function follow(link: CachedLink, request: Request): Response | Promise<Response> {
+  /**
+   * The 307 to a known link, once its click is committed (HEAD counts nothing); 410 for
+   * one past its expiry; the password form for a protected one.
+   */
+  function follow(
+    link: CachedLink,
+    request: Request,
+    server: PeerSource | null,
+  ): Response | Promise<Response> {
+    if (link.exhausted || (link.expiresAt !== null && Date.now() >= link.expiresAt)) {
+      return expired();
+    }
+    if (link.passwordHash !== null) return passwordPage(200, undefined, headers);
     // Elysia runs GET routes for HEAD as well; HEAD must not count.
     if (request.method === 'HEAD') return link.respond();
-    return count(link, request).then(link.respond, clickFailed);
+    if (link.limited) return countLimited(link, request, server).then(link.respond);
+    return count(link, request, server).then(link.respond, clickFailed);
+  }
+
+  /**
+   * A click of a link with max_clicks: the store counts it only while the limit has
+   * room (exactly, across instances), and a refusal answers 410 from then on.
+   */
+  async function countLimited(
+    link: CachedLink,
+    request: Request,
+    server: PeerSource | null,
+  ): Promise<() => Response> {
+    let counted: boolean;
+    try {
+      counted = await clicks.recordLimited(click(link, request, server));
+    } catch {
+      return clickFailed;
+    }
+    if (counted) return link.respond;
+    link.exhausted = true;
+    return expired;
   }
 
   async function lookUpThenRedirect(
@@ -92,82 +140,188 @@ export function createRedirect(options: RedirectRoutesOptions): Redirect {
   ): Promise<Response> {
     try {
       const link = await cache.get(code);
-      return link === undefined ? unknown(request, server) : follow(link, request);
+      return link === undefined ? unknown(request, server) : follow(link, request, server);
     } catch (error) {
       return onError(error, request);
     }
   }
 
   /** Resolves once the click is committed (the 307 must not leave before). */
-  function count(link: CachedLink, request: Request): Promise<void> {
+  function count(link: CachedLink, request: Request, server: PeerSource | null) {
+    return clicks.record(click(link, request, server));
+  }
+
+  function click(link: CachedLink, request: Request, server: PeerSource | null): Click {
     const headers = request.headers;
-    return clicks.record({
+    return {
       linkId: link.id,
       source: link.source,
       querySource: trackQuerySource ? querySource(request.url) : null,
       referrer: header(headers, 'referer', clickReferrer),
       userAgent: header(headers, 'user-agent', clickUserAgent),
       createdAt: Date.now(),
-    });
+      address: clientOf(request, server),
+      country: null,
+      limited: link.limited,
+    };
   }
 
-  return redirect;
+  /**
+   * POST /{code}: the password form of a protected link. The right password counts the
+   * click and sends the visitor on with 303 (a 307 would make the browser post the
+   * password to the target); a wrong one shows the form again with 401, until the
+   * client has spent its tries on this link (429).
+   */
+  async function unlock(code: string, request: Request, server: PeerSource | null) {
+    try {
+      const link = isCodeShaped(code) ? await cache.get(code) : undefined;
+      if (link === undefined) return unknown(request, server);
+      if (link.exhausted || (link.expiresAt !== null && Date.now() >= link.expiresAt)) {
+        return expired();
+      }
+      const key = `${code}\u0000${clientKey(clientOf, request, server)}`;
+      const wait = wrongPasswords?.left(key) ?? 0;
+      if (wait > 0) return tooManyTries(wait);
+      // The form could have been shown before the password was removed: let it through.
+      if (link.passwordHash !== null) {
+        const password = formPassword(await readBodyText(request, BODY_DEADLINE_MS));
+        if (password === undefined || !(await passwords.verify(password, link.passwordHash))) {
+          const after = wrongPasswords?.take(key) ?? 0;
+          if (after > 0) return tooManyTries(after);
+          return passwordPage(401, PasswordNotices.wrong, headers);
+        }
+        wrongPasswords?.reset(key);
+      }
+      if (!link.limited) await count(link, request, server);
+      else if (!(await clicks.recordLimited(click(link, request, server)))) {
+        link.exhausted = true;
+        return expired();
+      }
+      return new Response(null, {
+        status: 303,
+        headers: { ...headers, location: link.location, 'cache-control': 'private, no-store' },
+      });
+    } catch (error) {
+      return onError(error, request);
+    }
+  }
+
+  function tooManyTries(wait: number): Response {
+    return passwordPage(429, PasswordNotices.tooMany, { ...headers, 'retry-after': String(wait) });
+  }
+
+  return { follow: redirect, unlock };
 }
 
-/** The Elysia route, for app.handle(). */
-export function redirectRoutes(redirect: Redirect, mode: Mode) {
-  return new Elysia({ name: 'kurz/redirect' }).get(
-    '/:code',
-    ({ params, request, server }) => redirect(params.code, request, server),
-    {
-      params: t.Object({ code: t.String({ description: 'The short code (case-sensitive).' }) }),
-      // Documentation only: the redirect reads ?source= itself (accounts mode).
-      ...(mode === 'accounts'
-        ? {
-            query: t.Object({
-              source: t.Optional(
-                t.String({
-                  description:
-                    'Where the click came from, kept with the click (cut to 255 characters).',
-                }),
-              ),
+/** The `password` field of a urlencoded form; undefined when absent or empty. */
+function formPassword(body: string): string | undefined {
+  const password = new URLSearchParams(body).get('password');
+  return password === null || password === '' ? undefined : password;
+}
+
+/** The Elysia routes, for app.handle(). */
+export function redirectRoutes(redirects: Redirects, mode: Mode) {
+  return new Elysia({ name: 'kurz/redirect' })
+    .get(
+      '/:code',
+      ({ params, request, server }) => redirects.follow(params.code, request, server),
+      {
+        params: t.Object({ code: t.String({ description: 'The short code (case-sensitive).' }) }),
+        // Documentation only: the redirect reads ?source= itself (accounts mode).
+        ...(mode === 'accounts'
+          ? {
+              query: t.Object({
+                source: t.Optional(
+                  t.String({
+                    description:
+                      'Where the click came from, kept with the click (cut to 255 characters).',
+                  }),
+                ),
+              }),
+            }
+          : {}),
+        response: {
+          307: withHeaderSchemas(
+            t.Void({
+              description:
+                'To the original URL. The click is committed before this answer is sent; HEAD answers the same and counts nothing.',
             }),
-          }
-        : {}),
-      response: {
-        307: withHeaderSchemas(
-          t.Void({
+            {
+              Location: t.String({
+                description:
+                  'The original URL, byte for byte (non-ASCII percent-encoded as UTF-8).',
+              }),
+              'Cache-Control': t.String({
+                const: 'private, no-store',
+                description: 'Every follow is counted, so no cache may answer in its place.',
+              }),
+            },
+          ),
+          200: t.String({
+            contentMediaType: 'text/html',
             description:
-              'To the original URL. The click is committed before this answer is sent; HEAD answers the same and counts nothing.',
+              'A password-protected link: a page with a form that posts the password to this address. Nothing is counted.',
           }),
-          {
-            Location: t.String({
-              description: 'The original URL, byte for byte (non-ASCII percent-encoded as UTF-8).',
-            }),
-            'Cache-Control': t.String({
-              const: 'private, no-store',
-              description: 'Every follow is counted, so no cache may answer in its place.',
-            }),
-          },
+          ...errorResponses(404, 410, 429, 500, 503),
+        },
+        detail: {
+          operationId: 'redirect',
+          tags: ['redirect'],
+          summary: 'Follow a short link',
+          description:
+            'Needs no token. Counts a click (with the creation source, the `Referer` without query or fragment and cut to 255 characters, the `User-Agent` cut to 256, the country of the client address; in accounts mode also `?source=`). A link past its `expires_at` or `max_clicks` answers 410 `Link expired` and counts nothing.',
+        },
+      },
+    )
+    .post(
+      '/:code',
+      ({ params, request, server }) => redirects.unlock(params.code, request, server),
+      {
+        // The handler reads the form itself, within the body limits.
+        parse: 'none',
+        params: t.Object({ code: t.String({ description: 'The short code (case-sensitive).' }) }),
+        body: t.Optional(
+          t.Object(
+            { password: t.String({ description: "The link's password." }) },
+            { description: 'application/x-www-form-urlencoded, as the password page sends it.' },
+          ),
         ),
-        ...errorResponses(404, 429, 500, 503),
+        response: {
+          303: withHeaderSchemas(
+            t.Void({
+              description:
+                'The right password: the click is committed and the visitor sent on with 303 See Other (a 307 would have the browser post the password on to the target).',
+            }),
+            { Location: t.String({ description: 'The original URL.' }) },
+          ),
+          401: t.String({
+            contentMediaType: 'text/html',
+            description: 'A wrong password: the page again, with a message.',
+          }),
+          429: t.String({
+            contentMediaType: 'text/html',
+            description:
+              'Too many wrong passwords for this link from this client: the page with a message, and Retry-After.',
+          }),
+          ...errorResponses(404, 410, 413, 500, 503),
+        },
+        detail: {
+          operationId: 'unlockLink',
+          tags: ['redirect'],
+          summary: 'Send the password of a protected link',
+          description:
+            'What the password page posts. Wrong passwords are limited per link and client address (`--rate-link-password`, 10 per 15 minutes by default).',
+        },
       },
-      detail: {
-        operationId: 'redirect',
-        tags: ['redirect'],
-        summary: 'Follow a short link',
-        description:
-          'Needs no token. Counts a click (with the creation source, the `Referer` without query or fragment and cut to 255 characters, the `User-Agent` cut to 256; in accounts mode also `?source=`).',
-      },
-    },
-  );
+    );
 }
 
-/** The same route as Bun serves it natively: `{ '/:code': { GET, HEAD } }` for Bun.serve's routes. */
+/** The same routes as Bun serves them natively: `{ '/:code': { GET, HEAD, POST } }` for Bun.serve. */
 export function nativeRedirectRoute(
-  redirect: Redirect,
+  redirects: Redirects,
   onError: (error: unknown, request: Request) => Response,
 ) {
+  const redirect = redirects.follow;
   // redirect() answers the faults of its promise itself, so nothing here wraps it (a
   // .catch would cost a promise and a closure per redirect); a synchronous throw would
   // be a bug, still answered as one.
@@ -181,7 +335,9 @@ export function nativeRedirectRoute(
       return onError(error, request);
     }
   };
-  return { '/:code': { GET: handle, HEAD: handle } };
+  const unlock = (request: Bun.BunRequest, server: Bun.Server<unknown>) =>
+    redirects.unlock(request.params.code as string, request, server);
+  return { '/:code': { GET: handle, HEAD: handle, POST: unlock } };
 }
 
 function header(headers: Headers, name: string, keep: (value: string) => string): string | null {

@@ -28,7 +28,30 @@ export interface LinkTarget {
   userId: number | null;
   originalUrl: string;
   source: string | null;
+  /** Milliseconds since the epoch after which the link answers 410; null: never. */
+  expiresAt: number | null;
+  /** Clicks after which the link answers 410; null: no limit. */
+  maxClicks: number | null;
+  /** Clicks counted against maxClicks so far (0 without a limit). */
+  limitedClicks: number;
+  /** argon2id hash of the link's password; null: none. */
+  passwordHash: string | null;
 }
+
+/** Everything kept of a link: what GET /api/links/{code} shows, and the password hash. */
+export interface LinkDetail extends Link, LinkTarget {}
+
+/**
+ * A change to a link; an absent field is left as it is, null clears it. A new
+ * maxClicks starts counting at the link's clicks so far (so a limit at or below them
+ * expires the link at once).
+ */
+export type LinkChanges = {
+  originalUrl?: string;
+  expiresAt?: number | null;
+  maxClicks?: number | null;
+  passwordHash?: string | null;
+};
 
 // Plain types (not interfaces) so they pass as drizzle placeholder records.
 export type NewLink = {
@@ -37,6 +60,9 @@ export type NewLink = {
   shortCode: string;
   source: string | null;
   createdAt: number;
+  expiresAt?: number | null;
+  maxClicks?: number | null;
+  passwordHash?: string | null;
   /**
    * The most links `userId` may own, this one included (accounts mode's quota); absent
    * or 0: no limit. Checked in the inserting transaction, so it holds under concurrency.
@@ -57,7 +83,22 @@ export type Click = {
   referrer: string | null;
   userAgent: string | null;
   createdAt: number;
+  /**
+   * The client address, in memory only: the click writer turns it into `country` when
+   * the batch is written, and no store ever sees it.
+   */
+  address: string | null;
+  /** ISO 3166-1 alpha-2 code of the client address; null when unknown. */
+  country: string | null;
+  /**
+   * The link has max_clicks: the store counts this click only while the limit allows,
+   * in the batch's transaction, so the limit is exact however many instances click.
+   */
+  limited: boolean;
 };
+
+/** Indexes (in the batch) of limited clicks the store refused, the limit reached; undefined: none. */
+export type RefusedClicks = ReadonlySet<number> | undefined;
 
 /** `owner: null` lists every link (open mode); a number lists that user's. */
 export interface LinkQuery {
@@ -114,9 +155,24 @@ export interface Store {
    */
   listLinksAfter(query: LinkChunkQuery): Promise<Link[]>;
   findLinkByCode(code: string): Promise<LinkTarget | undefined>;
+  /** A link with its count and settings, for GET /api/links/{code} and the owner check. */
+  findLinkDetail(code: string): Promise<LinkDetail | undefined>;
+  /**
+   * Changes a link in one transaction and announces its code to every instance (as a
+   * create does); the link as it is afterwards, or undefined when it is gone.
+   */
+  updateLink(id: number, changes: LinkChanges): Promise<LinkDetail | undefined>;
+  /**
+   * Removes a link with its click records, counts and rollups, and announces its code;
+   * false when it was already gone.
+   */
+  deleteLink(id: number): Promise<boolean>;
 
-  /** Commits all clicks of a batch, counters and records, in one transaction, or none. */
-  recordClicks(clicks: readonly Click[]): Promise<void>;
+  /**
+   * Commits all clicks of a batch, counters and records, in one transaction, or none.
+   * Limited clicks past their link's max_clicks are not stored and are answered here.
+   */
+  recordClicks(clicks: readonly Click[]): Promise<RefusedClicks>;
 
   /** The value of a server setting, creating it with `make()` when absent (first writer wins). */
   setting(key: string, make: () => string): Promise<string>;

@@ -37,7 +37,11 @@ function documentation(mode: Mode, baseUrl: string) {
       ...(mode === 'accounts'
         ? [{ name: 'accounts', description: 'Registering and logging in.' }]
         : []),
-      { name: 'links', description: 'Creating and listing short links, and their QR codes.' },
+      {
+        name: 'links',
+        description: 'Creating, listing, changing and deleting short links, and their QR codes.',
+      },
+      { name: 'stats', description: 'The traffic of a link: daily clicks, top lists, records.' },
       { name: 'redirect', description: 'Following a short link.' },
       { name: 'health', description: 'Whether the service and its database work.' },
     ],
@@ -51,7 +55,14 @@ function documentation(mode: Mode, baseUrl: string) {
               description: 'The token from register or login, as `Authorization: Bearer <token>`.',
             },
           }
-        : undefined,
+        : {
+            adminToken: {
+              type: 'http',
+              scheme: 'bearer',
+              description:
+                'The operator’s admin token (`--admin-token`), as `Authorization: Bearer <token>`: needed to change or delete links in open mode.',
+            },
+          },
   };
 }
 

@@ -10,5 +10,8 @@ export function click(linkId: number): Click {
     referrer: null,
     userAgent: null,
     createdAt: Date.now(),
+    address: null,
+    country: null,
+    limited: false,
   };
 }

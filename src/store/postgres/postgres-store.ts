@@ -8,17 +8,21 @@ import { DrizzleQueryError, sql as dsql, eq } from 'drizzle-orm';
 import { type BunSQLDatabase, drizzle } from 'drizzle-orm/bun-sql';
 import { StoreUnavailableError } from '../../domain/errors.ts';
 import { consoleLogger, type Logger } from '../../logger.ts';
+import { applyChanges } from '../link-changes.ts';
 import {
   type Click,
   type CreatedLink,
   LINK_LIMIT_REACHED,
   type Link,
   type LinkChanged,
+  type LinkChanges,
   type LinkChunkQuery,
+  type LinkDetail,
   type LinkPage,
   type LinkQuery,
   type LinkTarget,
   type NewLink,
+  type RefusedClicks,
   type Store,
   type User,
   type UserWithHash,
@@ -62,13 +66,20 @@ const CONNECT_TIMEOUT_S = 1;
  */
 const RECORD_CLICKS = `
   WITH added AS (
-    INSERT INTO clicks (link_id, source, query_source, referrer, user_agent, created_at)
-    SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[])
+    INSERT INTO clicks (link_id, source, query_source, referrer, user_agent, created_at, country)
+    SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[],
+                         $7::text[])
   )
   INSERT INTO link_clicks (link_id, shard, clicks)
-  SELECT link, $7::smallint, n FROM unnest($8::int[], $9::bigint[]) AS t(link, n)
+  SELECT link, $8::smallint, n FROM unnest($9::int[], $10::bigint[]) AS t(link, n)
   ORDER BY link
   ON CONFLICT (link_id, shard) DO UPDATE SET clicks = link_clicks.clicks + excluded.clicks`;
+/** The columns of a LinkDetail; `l` is the link's row. */
+const DETAIL_COLUMNS = `l.id, l.user_id AS "userId", l.original_url AS "originalUrl",
+  l.short_code AS "shortCode", l.created_at::float8 AS "createdAt", l.source,
+  l.expires_at::float8 AS "expiresAt", l.max_clicks AS "maxClicks",
+  l.limited_clicks AS "limitedClicks", l.password_hash AS "passwordHash",
+  (SELECT coalesce(sum(c.clicks), 0)::float8 FROM link_clicks c WHERE c.link_id = l.id) AS clicks`;
 /** Shards of each link's click count (see link_clicks in schema.ts). */
 const COUNT_SHARDS = 16;
 
@@ -363,10 +374,14 @@ export class PostgresStore implements Store {
     if (links.length === 0) return new Map();
     const rows: { id: number; short_code: string }[] = await sql`
       WITH added AS (
-        INSERT INTO links (user_id, original_url, short_code, source, created_at)
+        INSERT INTO links (user_id, original_url, short_code, source, created_at, expires_at,
+                           max_clicks, password_hash)
         SELECT * FROM unnest(${links.map((l) => l.userId)}::int[], ${links.map((l) => l.originalUrl)}::text[],
                              ${links.map((l) => l.shortCode)}::text[], ${links.map((l) => l.source)}::text[],
-                             ${links.map((l) => l.createdAt)}::bigint[])
+                             ${links.map((l) => l.createdAt)}::bigint[],
+                             ${links.map((l) => l.expiresAt ?? null)}::bigint[],
+                             ${links.map((l) => l.maxClicks ?? null)}::int[],
+                             ${links.map((l) => l.passwordHash ?? null)}::text[])
         ON CONFLICT (short_code) DO NOTHING
         RETURNING id, short_code
       )
@@ -434,10 +449,64 @@ export class PostgresStore implements Store {
   findLinkByCode(code: string): Promise<LinkTarget | undefined> {
     return this.run(async () => {
       const [row]: LinkTarget[] = await this.client`
-        SELECT id, user_id AS "userId", original_url AS "originalUrl", source
+        SELECT id, user_id AS "userId", original_url AS "originalUrl", source,
+               expires_at::float8 AS "expiresAt", max_clicks AS "maxClicks",
+               limited_clicks AS "limitedClicks", password_hash AS "passwordHash"
         FROM links WHERE short_code = ${code}`;
       return row;
     });
+  }
+
+  findLinkDetail(code: string): Promise<LinkDetail | undefined> {
+    return this.run(async () => {
+      const [row]: LinkDetail[] = await this.client.unsafe(
+        `SELECT ${DETAIL_COLUMNS} FROM links l WHERE l.short_code = $1`,
+        [code],
+      );
+      return row;
+    });
+  }
+
+  /**
+   * The link's row is locked while its new state is worked out (a new max_clicks counts
+   * from the clicks committed so far), and the change is announced in the transaction,
+   * so every instance hears of it once it commits.
+   */
+  updateLink(id: number, changes: LinkChanges): Promise<LinkDetail | undefined> {
+    return this.run(() =>
+      this.client.begin(async (tx) => {
+        const [current]: LinkDetail[] = await tx.unsafe(
+          `SELECT ${DETAIL_COLUMNS} FROM links l WHERE l.id = $1 FOR UPDATE`,
+          [id],
+        );
+        if (current === undefined) return undefined;
+        const next = applyChanges(current, changes);
+        await tx`
+          UPDATE links SET original_url = ${next.originalUrl}, expires_at = ${next.expiresAt},
+                 max_clicks = ${next.maxClicks}, limited_clicks = ${next.limitedClicks},
+                 password_hash = ${next.passwordHash}
+          WHERE id = ${id}`;
+        await tx`SELECT pg_notify(${LINKS_CHANNEL}, ${next.shortCode})`;
+        return next;
+      }),
+    );
+  }
+
+  /** The link, its click records, counts and rollups, in one transaction; announced. */
+  deleteLink(id: number): Promise<boolean> {
+    return this.run(() =>
+      this.client.begin(async (tx) => {
+        const [gone]: { short_code: string }[] =
+          await tx`DELETE FROM links WHERE id = ${id} RETURNING short_code`;
+        if (gone === undefined) return false;
+        await tx`DELETE FROM clicks WHERE link_id = ${id}`;
+        await tx`DELETE FROM click_records WHERE link_id = ${id}`;
+        await tx`DELETE FROM click_days WHERE link_id = ${id}`;
+        await tx`DELETE FROM link_clicks WHERE link_id = ${id}`;
+        await tx`SELECT pg_notify(${LINKS_CHANNEL}, ${gone.short_code})`;
+        return true;
+      }),
+    );
   }
 
   /**
@@ -447,7 +516,21 @@ export class PostgresStore implements Store {
    * committing at once rarely touch the same counter row; rows are locked in link
    * order, so two batches can never deadlock.
    */
-  recordClicks(batch: readonly Click[]): Promise<void> {
+  recordClicks(batch: readonly Click[]): Promise<RefusedClicks> {
+    let limited = false;
+    for (let i = 0; i < batch.length; i++) if ((batch[i] as Click).limited) limited = true;
+    if (!limited) {
+      const params = this.clickParams(batch);
+      return this.run(async () => {
+        await this.client.unsafe(RECORD_CLICKS, params);
+        return undefined;
+      });
+    }
+    return this.run(() => this.client.begin((tx) => this.recordLimited(tx, batch)));
+  }
+
+  /** The parameters of RECORD_CLICKS for a batch. */
+  private clickParams(batch: readonly Click[]): unknown[] {
     const n = batch.length;
     const linkIds = new Array<number>(n);
     const sources = new Array<string | null>(n);
@@ -455,6 +538,7 @@ export class PostgresStore implements Store {
     const referrers = new Array<string | null>(n);
     const userAgents = new Array<string | null>(n);
     const times = new Array<number>(n);
+    const countries = new Array<string | null>(n);
     const perLink = new Map<number, number>();
     for (let i = 0; i < n; i++) {
       const c = batch[i] as Click;
@@ -464,6 +548,7 @@ export class PostgresStore implements Store {
       referrers[i] = c.referrer;
       userAgents[i] = c.userAgent;
       times[i] = c.createdAt;
+      countries[i] = c.country;
       perLink.set(c.linkId, (perLink.get(c.linkId) ?? 0) + 1);
     }
     // Counters in link order, so that two batches can never deadlock on them.
@@ -471,10 +556,50 @@ export class PostgresStore implements Store {
     const counts = links.map((id) => perLink.get(id) as number);
     this.shard = (this.shard + 1) % COUNT_SHARDS;
     const params: unknown[] = [linkIds, sources, querySources, referrers, userAgents, times];
-    params.push(this.shard, links, counts);
-    return this.run(async () => {
-      await this.client.unsafe(RECORD_CLICKS, params);
+    params.push(countries, this.shard, links, counts);
+    return params;
+  }
+
+  /**
+   * A batch with clicks of limited links: their rows are locked (in id order, as the
+   * counters are, so batches cannot deadlock), each keeps as many clicks as its
+   * max_clicks leaves room for, and the rest are refused. The lock makes the limit
+   * exact across instances: the next batch reads the room this one left.
+   */
+  private async recordLimited(tx: SQL, batch: readonly Click[]): Promise<RefusedClicks> {
+    const ids = [...new Set(batch.filter((c) => c.limited).map((c) => c.linkId))].sort(
+      (a, b) => a - b,
+    );
+    const rows: { id: number; max: number | null; used: number }[] = await tx`
+      SELECT id, max_clicks AS max, limited_clicks AS used FROM links
+      WHERE id = ANY(${ids}::int[]) ORDER BY id FOR UPDATE`;
+    const room = new Map<number, number>(ids.map((id) => [id, 0]));
+    for (const row of rows) room.set(row.id, row.max === null ? Infinity : row.max - row.used);
+    const counted = new Map<number, number>();
+    const stored: Click[] = [];
+    const refused = new Set<number>();
+    batch.forEach((click, i) => {
+      if (!click.limited) {
+        stored.push(click);
+        return;
+      }
+      const left = room.get(click.linkId) ?? 0;
+      if (left <= 0) {
+        refused.add(i);
+        return;
+      }
+      room.set(click.linkId, left - 1);
+      if (left !== Infinity) counted.set(click.linkId, (counted.get(click.linkId) ?? 0) + 1);
+      stored.push(click);
     });
+    if (counted.size > 0) {
+      await tx`
+        UPDATE links SET limited_clicks = limited_clicks + v.n
+        FROM unnest(${[...counted.keys()]}::int[], ${[...counted.values()]}::int[]) AS v(id, n)
+        WHERE links.id = v.id`;
+    }
+    if (stored.length > 0) await tx.unsafe(RECORD_CLICKS, this.clickParams(stored));
+    return refused.size > 0 ? refused : undefined;
   }
 
   async setting(key: string, make: () => string): Promise<string> {

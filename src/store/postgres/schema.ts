@@ -6,6 +6,7 @@
 import { sql } from 'drizzle-orm';
 import {
   bigint,
+  boolean,
   index,
   integer,
   pgTable,
@@ -36,6 +37,13 @@ export const links = pgTable(
     shortCode: varchar('short_code', { length: 32 }).notNull().unique(),
     source: text('source'),
     createdAt: millis('created_at').notNull(),
+    // As on SQLite: expiry by time or by clicks, and an optional password.
+    expiresAt: millis('expires_at'),
+    maxClicks: integer('max_clicks'),
+    // Clicks counted against max_clicks, raised in the click batch's transaction for a
+    // limited link only: its row lock makes the limit exact across instances.
+    limitedClicks: integer('limited_clicks').notNull().default(0),
+    passwordHash: text('password_hash'),
   },
   (table) => [
     index('links_user_newest').on(
@@ -61,6 +69,8 @@ export const clicks = pgTable(
     referrer: text('referrer'),
     userAgent: text('user_agent'),
     createdAt: millis('created_at').notNull(),
+    // Looked up from the client address when the batch is written; the address is never stored.
+    country: varchar('country', { length: 2 }),
   },
   (table) => [index('clicks_link').on(table.linkId)],
 );
@@ -79,6 +89,56 @@ export const linkClicks = pgTable(
     clicks: bigint('clicks', { mode: 'number' }).notNull(),
   },
   (table) => [primaryKey({ columns: [table.linkId, table.shard] })],
+);
+
+// Analytics, as on SQLite (see store/sqlite/schema.ts): the click log is a queue the
+// analytics rollup moves into compact records and daily rollups.
+
+export const clickStrings = pgTable('click_strings', {
+  id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+  value: text('value').notNull().unique(),
+});
+
+export const clickAgents = pgTable('click_agents', {
+  id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+  value: text('value').notNull().unique(),
+  browser: text('browser').notNull(),
+  os: text('os').notNull(),
+  device: text('device').notNull(),
+  bot: boolean('bot').notNull(),
+});
+
+/** No primary key of its own: the id is the click's id in the log, unique already. */
+export const clickRecords = pgTable(
+  'click_records',
+  {
+    id: bigint('id', { mode: 'number' }).notNull(),
+    linkId: integer('link_id').notNull(),
+    createdAt: millis('created_at').notNull(),
+    source: integer('source'),
+    querySource: integer('query_source'),
+    referrer: integer('referrer'),
+    agent: integer('agent'),
+    country: varchar('country', { length: 2 }),
+  },
+  (table) => [
+    index('click_records_link').on(table.linkId, table.id),
+    // Retention removes the oldest records: rows arrive in time order, so a BRIN index
+    // finds them at a few bytes per thousand rows.
+    index('click_records_time').using('brin', table.createdAt),
+  ],
+);
+
+export const clickDays = pgTable(
+  'click_days',
+  {
+    linkId: integer('link_id').notNull(),
+    day: integer('day').notNull(),
+    dimension: smallint('dimension').notNull(),
+    value: integer('value').notNull(),
+    clicks: bigint('clicks', { mode: 'number' }).notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.linkId, table.day, table.dimension, table.value] })],
 );
 
 /** How many links each owner has (owner 0: links of no one), kept by triggers. */

@@ -2,7 +2,7 @@
 // Times are integer milliseconds since the Unix epoch (UTC).
 
 import { sql } from 'drizzle-orm';
-import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 
 export const users = sqliteTable('users', {
   id: integer('id').primaryKey({ autoIncrement: true }),
@@ -24,6 +24,15 @@ export const links = sqliteTable(
     // The `source` given at creation; copied into each click record.
     source: text('source'),
     createdAt: integer('created_at').notNull(),
+    // After this moment the link answers 410; null: never.
+    expiresAt: integer('expires_at'),
+    // After this many clicks the link answers 410; null: no limit.
+    maxClicks: integer('max_clicks'),
+    // Clicks counted against max_clicks, raised in the click batch's transaction only
+    // for a link that has a limit: the one row a limited link's clicks must serialise on.
+    limitedClicks: integer('limited_clicks').notNull().default(0),
+    // argon2id hash of the link's password; null: no password.
+    passwordHash: text('password_hash'),
     // No click counter here: counts are kept apart (see click-counts.ts), so that a
     // redirect never rewrites a random page of this table.
   },
@@ -51,6 +60,73 @@ export const clicks = sqliteTable('clicks', {
   referrer: text('referrer'),
   userAgent: text('user_agent'),
   createdAt: integer('created_at').notNull(),
+  // The country of the client address, looked up when the batch is written; the
+  // address itself is never stored.
+  country: text('country'),
+});
+
+// Analytics. The click log above is a queue: the analytics rollup moves its rows, once
+// counted, into compact click records (repeated strings stored once and referred to by
+// id) and daily rollups, so that storage grows with time rather than with text per click
+// and a link's stats cost O(days + top entries).
+
+/** Sources, referrers and the names stats group by (browsers, countries…), each stored once. */
+export const clickStrings = sqliteTable('click_strings', {
+  id: integer('id').primaryKey(),
+  value: text('value').notNull().unique(),
+});
+
+/** Each distinct User-Agent once, with what parsing it found. */
+export const clickAgents = sqliteTable('click_agents', {
+  id: integer('id').primaryKey(),
+  value: text('value').notNull().unique(),
+  browser: text('browser').notNull(),
+  os: text('os').notNull(),
+  device: text('device').notNull(),
+  bot: integer('bot', { mode: 'boolean' }).notNull(),
+});
+
+/**
+ * One row per click, kept for the CSV export until --click-retention-days removes it;
+ * the id is the click's id in the log. Strings are ids in click_strings / click_agents.
+ */
+export const clickRecords = sqliteTable(
+  'click_records',
+  {
+    id: integer('id').primaryKey(),
+    linkId: integer('link_id').notNull(),
+    createdAt: integer('created_at').notNull(),
+    source: integer('source'),
+    querySource: integer('query_source'),
+    referrer: integer('referrer'),
+    agent: integer('agent'),
+    country: text('country'),
+  },
+  (table) => [index('click_records_link').on(table.linkId, table.id)],
+);
+
+/**
+ * Clicks per link, UTC day (days since the epoch), dimension and value: what stats
+ * read. `dimension` is a small code (see analytics/dimensions.ts); `value` an id in
+ * click_strings (0 where the dimension has no value, such as the human/bot totals).
+ * Kept when click records are removed by retention.
+ */
+export const clickDays = sqliteTable(
+  'click_days',
+  {
+    linkId: integer('link_id').notNull(),
+    day: integer('day').notNull(),
+    dimension: integer('dimension').notNull(),
+    value: integer('value').notNull(),
+    clicks: integer('clicks').notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.linkId, table.day, table.dimension, table.value] })],
+);
+
+/** One row: the id of the last click the analytics rollup moved out of the log. */
+export const clickRollup = sqliteTable('click_rollup', {
+  id: integer('id').primaryKey(),
+  through: integer('through').notNull(),
 });
 
 /**

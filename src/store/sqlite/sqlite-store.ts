@@ -8,16 +8,20 @@ import { eq, sql } from 'drizzle-orm';
 import { type BunSQLiteDatabase, drizzle } from 'drizzle-orm/bun-sqlite';
 import { StoreUnavailableError } from '../../domain/errors.ts';
 import { consoleLogger, type Logger } from '../../logger.ts';
+import { applyChanges } from '../link-changes.ts';
 import {
   type Click,
   type CreatedLink,
   LINK_LIMIT_REACHED,
   type Link,
+  type LinkChanges,
   type LinkChunkQuery,
+  type LinkDetail,
   type LinkPage,
   type LinkQuery,
   type LinkTarget,
   type NewLink,
+  type RefusedClicks,
   type Store,
   type User,
   type UserWithHash,
@@ -275,8 +279,9 @@ function rollUpInSlices(rollup: ClickRollup, intervalMs: number): () => void {
 
 /** Click rows per multi-row INSERT: one statement run for many rows is ~30% cheaper. */
 const CLICK_CHUNK = 16;
-const CLICK_COLUMNS = '(link_id, source, query_source, referrer, user_agent, created_at)';
-const CLICK_ROW = '(?, ?, ?, ?, ?, ?)';
+const CLICK_COLUMNS = '(link_id, source, query_source, referrer, user_agent, created_at, country)';
+const CLICK_ROW = '(?, ?, ?, ?, ?, ?, ?)';
+const CLICK_FIELDS = 7;
 
 /**
  * The hot write of kurz, on bun:sqlite statements directly (drizzle's placeholder
@@ -288,7 +293,7 @@ function clickLog(sqlite: Database) {
   const insertChunk = sqlite.prepare(
     `INSERT INTO clicks ${CLICK_COLUMNS} VALUES ${Array(CLICK_CHUNK).fill(CLICK_ROW).join(', ')}`,
   );
-  const values: (string | number | null)[] = new Array(CLICK_CHUNK * 6);
+  const values: (string | number | null)[] = new Array(CLICK_CHUNK * CLICK_FIELDS);
   // A deferred transaction: IMMEDIATE would also lock the attached counts database,
   // which the maintenance thread writes.
   /** Appends a batch in one transaction; returns the id of its last click. */
@@ -298,13 +303,14 @@ function clickLog(sqlite: Database) {
     for (; i + CLICK_CHUNK <= batch.length; i += CLICK_CHUNK) {
       for (let j = 0; j < CLICK_CHUNK; j++) {
         const c = batch[i + j] as Click;
-        const o = j * 6;
+        const o = j * CLICK_FIELDS;
         values[o] = c.linkId;
         values[o + 1] = c.source;
         values[o + 2] = c.querySource;
         values[o + 3] = c.referrer;
         values[o + 4] = c.userAgent;
         values[o + 5] = c.createdAt;
+        values[o + 6] = c.country;
       }
       // bun:sqlite binds an array positionally (a third cheaper than spread arguments);
       // its types only admit a record.
@@ -316,8 +322,15 @@ function clickLog(sqlite: Database) {
     for (; i < batch.length; i++) {
       const c = batch[i] as Click;
       last = Number(
-        insertOne.run(c.linkId, c.source, c.querySource, c.referrer, c.userAgent, c.createdAt)
-          .lastInsertRowid,
+        insertOne.run(
+          c.linkId,
+          c.source,
+          c.querySource,
+          c.referrer,
+          c.userAgent,
+          c.createdAt,
+          c.country,
+        ).lastInsertRowid,
       );
     }
     return last;
@@ -374,12 +387,131 @@ function linkChunks(sqlite: Database) {
   };
 }
 
+/** The columns of a LinkDetail, with the clicks the counts file and the log's tail hold. */
+const DETAIL_COLUMNS = `l.id, l.user_id AS userId, l.original_url AS originalUrl,
+  l.short_code AS shortCode, l.created_at AS createdAt, l.source,
+  l.expires_at AS expiresAt, l.max_clicks AS maxClicks, l.limited_clicks AS limitedClicks,
+  l.password_hash AS passwordHash,
+  coalesce((SELECT clicks FROM counts.link_clicks WHERE link_id = l.id), 0)
+  + (SELECT count(*) FROM clicks WHERE link_id = l.id
+     AND id > (SELECT coalesce(max(through), 0) FROM counts.rollup)) AS clicks`;
+
+/**
+ * Reading, changing and removing one link. A removed link's rows of the counts file
+ * stay (a few bytes; ids are never reused): writing that file here would wait on the
+ * rollup's open transaction there.
+ */
+function linkManagement(sqlite: Database) {
+  const byCode = sqlite.prepare<LinkDetail, [string]>(
+    `SELECT ${DETAIL_COLUMNS} FROM links l WHERE l.short_code = ?`,
+  );
+  const byId = sqlite.prepare<LinkDetail, [number]>(
+    `SELECT ${DETAIL_COLUMNS} FROM links l WHERE l.id = ?`,
+  );
+  const write = sqlite.prepare<
+    unknown,
+    [string, number | null, number | null, number, string | null, number]
+  >(
+    `UPDATE links SET original_url = ?, expires_at = ?, max_clicks = ?, limited_clicks = ?,
+       password_hash = ? WHERE id = ?`,
+  );
+  const removals = [
+    'DELETE FROM links WHERE id = ?',
+    'DELETE FROM clicks WHERE link_id = ?',
+    'DELETE FROM click_records WHERE link_id = ?',
+    'DELETE FROM click_days WHERE link_id = ?',
+  ].map((text) => sqlite.prepare<unknown, [number]>(text));
+  return {
+    byCode,
+    update: sqlite.transaction((id: number, changes: LinkChanges): LinkDetail | undefined => {
+      const current = byId.get(id);
+      if (current === null) return undefined;
+      const next = applyChanges(current, changes);
+      write.run(
+        next.originalUrl,
+        next.expiresAt,
+        next.maxClicks,
+        next.limitedClicks,
+        next.passwordHash,
+        id,
+      );
+      return next;
+    }),
+    remove: sqlite.transaction((id: number): boolean => {
+      const [link, ...rest] = removals;
+      if ((link as (typeof removals)[number]).run(id).changes === 0) return false;
+      for (const statement of rest) statement.run(id);
+      return true;
+    }),
+    finalize() {
+      for (const statement of [byCode, byId, write, ...removals]) statement.finalize();
+    },
+  };
+}
+
+interface LimitedAppend {
+  /** The clicks appended to the log, in batch order. */
+  stored: Click[];
+  /** The id of the last one. */
+  last: number;
+  refused: RefusedClicks;
+}
+
+/**
+ * A batch with clicks of limited links: in one transaction, each limited link's room
+ * (max_clicks - limited_clicks) is read, as many of its clicks as fit are kept and
+ * counted against it, and the rest are refused. SQLite has one writer, so the
+ * transaction alone makes the limit exact.
+ */
+function limitedClickLog(
+  sqlite: Database,
+  append: (batch: readonly Click[]) => number,
+): (batch: readonly Click[]) => LimitedAppend {
+  const limitOf = sqlite.prepare<{ max: number | null; used: number }, [number]>(
+    'SELECT max_clicks AS max, limited_clicks AS used FROM links WHERE id = ?',
+  );
+  const count = sqlite.prepare<unknown, [number, number]>(
+    'UPDATE links SET limited_clicks = limited_clicks + ? WHERE id = ?',
+  );
+  return sqlite.transaction((batch: readonly Click[]): LimitedAppend => {
+    const room = new Map<number, number>();
+    const counted = new Map<number, number>();
+    const stored: Click[] = [];
+    const refused = new Set<number>();
+    batch.forEach((click, i) => {
+      if (!click.limited) {
+        stored.push(click);
+        return;
+      }
+      let left = room.get(click.linkId);
+      if (left === undefined) {
+        // A link gone since it was looked up has no room: its clicks are refused.
+        const limit = limitOf.get(click.linkId);
+        left = limit === null ? 0 : limit.max === null ? Infinity : limit.max - limit.used;
+      }
+      if (left <= 0) {
+        refused.add(i);
+        room.set(click.linkId, 0);
+        return;
+      }
+      room.set(click.linkId, left - 1);
+      if (left !== Infinity) counted.set(click.linkId, (counted.get(click.linkId) ?? 0) + 1);
+      stored.push(click);
+    });
+    for (const [linkId, n] of counted) count.run(n, linkId);
+    const last = stored.length > 0 ? append(stored) : 0;
+    return { stored, last, refused: refused.size > 0 ? refused : undefined };
+  });
+}
+
 export class SqliteStore implements Store {
   readonly kind = 'sqlite';
   private readonly q;
   private readonly lists: ReturnType<typeof linkLists>;
   private chunks: ReturnType<typeof linkChunks> | undefined;
   private readonly clicks: ReturnType<typeof clickLog>;
+  private readonly manage: ReturnType<typeof linkManagement>;
+  private readonly appendLimited: (batch: readonly Click[]) => LimitedAppend;
   private readonly readPage: (query: LinkQuery) => LinkPage;
   private readonly insertLinks: (batch: readonly NewLink[]) => CreatedLink[];
   private closed = false;
@@ -424,6 +556,9 @@ export class SqliteStore implements Store {
             shortCode: p('shortCode'),
             source: p('source'),
             createdAt: p('createdAt'),
+            expiresAt: p('expiresAt'),
+            maxClicks: p('maxClicks'),
+            passwordHash: p('passwordHash'),
           })
           .onConflictDoNothing({ target: links.shortCode })
           .returning({
@@ -441,6 +576,10 @@ export class SqliteStore implements Store {
             userId: links.userId,
             originalUrl: links.originalUrl,
             source: links.source,
+            expiresAt: links.expiresAt,
+            maxClicks: links.maxClicks,
+            limitedClicks: links.limitedClicks,
+            passwordHash: links.passwordHash,
           })
           .from(links)
           .where(eq(links.shortCode, p('code')))
@@ -467,6 +606,8 @@ export class SqliteStore implements Store {
     });
     const q = this.q;
     this.clicks = clickLog(sqlite);
+    this.manage = linkManagement(sqlite);
+    this.appendLimited = limitedClickLog(sqlite, this.clicks.append);
     this.lists = linkLists(sqlite);
     const lists = this.lists;
 
@@ -479,7 +620,12 @@ export class SqliteStore implements Store {
           const owned = lists.totalOfUser.get(link.userId)?.n ?? 0;
           if (owned >= limit) return LINK_LIMIT_REACHED;
         }
-        const row = q.insertLink.get(link);
+        const row = q.insertLink.get({
+          ...link,
+          expiresAt: link.expiresAt ?? null,
+          maxClicks: link.maxClicks ?? null,
+          passwordHash: link.passwordHash ?? null,
+        });
         return row && { ...row, clicks: 0 };
       }),
     );
@@ -566,11 +712,31 @@ export class SqliteStore implements Store {
     return this.guard(() => this.q.linkByCode.get({ code }));
   }
 
-  recordClicks(batch: readonly Click[]): Promise<void> {
+  findLinkDetail(code: string): Promise<LinkDetail | undefined> {
+    return this.guard(() => this.manage.byCode.get(code) ?? undefined);
+  }
+
+  updateLink(id: number, changes: LinkChanges): Promise<LinkDetail | undefined> {
+    return this.guardWrite(() => this.manage.update(id, changes));
+  }
+
+  deleteLink(id: number): Promise<boolean> {
+    return this.guardWrite(() => this.manage.remove(id));
+  }
+
+  recordClicks(batch: readonly Click[]): Promise<RefusedClicks> {
     return this.guardWrite(() => {
-      const last = this.clicks.append(batch);
-      // Only once committed: the rollup counts what the log holds.
-      this.rollup.committed(batch, last);
+      let limited = false;
+      for (let i = 0; i < batch.length; i++) if ((batch[i] as Click).limited) limited = true;
+      if (!limited) {
+        const last = this.clicks.append(batch);
+        // Only once committed: the rollup counts what the log holds.
+        this.rollup.committed(batch, last);
+        return undefined;
+      }
+      const { stored, last, refused } = this.appendLimited(batch);
+      if (stored.length > 0) this.rollup.committed(stored, last);
+      return refused;
     });
   }
 
@@ -624,6 +790,7 @@ export class SqliteStore implements Store {
         (query as { stmt: { finalize(): void } }).stmt.finalize();
       }
       for (const statement of Object.values(this.lists)) statement.finalize();
+      this.manage.finalize();
       for (const statement of Object.values(this.chunks ?? {})) statement.finalize();
       this.clicks.finalize();
       this.sqlite.run('PRAGMA main.wal_checkpoint(TRUNCATE)');

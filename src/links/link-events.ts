@@ -1,0 +1,24 @@
+// Where a change to a link is told, once it is committed: the redirect cache listens
+// here (and webhooks will), so the routes that change links know of no listener. Other
+// instances hear of changes through the store (PostgreSQL's notices) instead.
+
+export type LinkEvent =
+  | { kind: 'created'; code: string }
+  | { kind: 'updated'; code: string }
+  | { kind: 'deleted'; code: string };
+
+export type LinkListener = (event: LinkEvent) => void;
+
+export class LinkEvents {
+  private readonly listeners = new Set<LinkListener>();
+
+  /** Returns the unsubscribe. */
+  on(listener: LinkListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  emit(event: LinkEvent): void {
+    for (const listener of this.listeners) listener(event);
+  }
+}

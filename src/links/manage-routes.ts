@@ -1,0 +1,156 @@
+// GET, PATCH and DELETE /api/links/{code}: one link, its settings, its changes. In
+// accounts mode only the owner sees or changes a link (another's is 404, as if it did
+// not exist); in open mode reading is open, as the list is, and changing needs the
+// operator's admin token.
+
+import { Elysia, t } from 'elysia';
+import { adminOnly } from '../auth/admin.ts';
+import { ownerPlugin } from '../auth/owner.ts';
+import type { PasswordHasher } from '../auth/passwords.ts';
+import type { TokenKey } from '../auth/tokens.ts';
+import type { Mode } from '../config/config.ts';
+import { isCodeShaped } from '../domain/codes.ts';
+import { notFound } from '../domain/errors.ts';
+import { parseExpiresAt, parseLinkPassword, parseMaxClicks } from '../domain/link-settings.ts';
+import type { Blocklist } from '../domain/targets.ts';
+import { parseTargetUrl } from '../domain/urls.ts';
+import { parseJsonBody, requireJsonObject } from '../http/body.ts';
+import { errorResponses } from '../http/model.ts';
+import { jsonResponse } from '../http/responses.ts';
+import type { LinkChanges, LinkDetail, Store } from '../store/store.ts';
+import type { LinkEvents } from './link-events.ts';
+import { linkDetailToJson } from './link-json.ts';
+import { ChangeBody, CodeParams, linkDetailSchema } from './model.ts';
+import { targetRulesHook } from './target-rules.ts';
+
+export interface ManageRoutesOptions {
+  mode: Mode;
+  store: Store;
+  secret: TokenKey;
+  events: LinkEvents;
+  passwords: Pick<PasswordHasher, 'hash'>;
+  /** Open mode's management token; undefined: management is refused in open mode. */
+  adminToken: string | undefined;
+  baseUrl: () => string;
+  blocklist: () => Blocklist | undefined;
+}
+
+/** The link of `code` when the caller may see it (its owner, or anyone in open mode); else 404. */
+export async function visibleLink(
+  store: Store,
+  code: string,
+  owner: number | null,
+): Promise<LinkDetail> {
+  const link = isCodeShaped(code) ? await store.findLinkDetail(code) : undefined;
+  if (link === undefined || (owner !== null && link.userId !== owner)) throw notFound();
+  return link;
+}
+
+export function manageRoutes(options: ManageRoutesOptions) {
+  const { mode, store, secret, events, passwords } = options;
+  const toJson = linkDetailToJson(mode);
+  const Detail = linkDetailSchema(mode);
+  const targetRules = targetRulesHook(options.baseUrl, options.blocklist);
+  // Accounts mode: the owner's token (401 without one, by the owner plugin). Open mode:
+  // the admin token for changes, before the body is looked at.
+  const admin = mode === 'open' ? [adminOnly(options.adminToken)] : [];
+  const authErrors = mode === 'accounts' ? ([401] as const) : ([] as const);
+  const changeErrors = mode === 'accounts' ? ([401] as const) : ([401, 403] as const);
+  const docs = {
+    tags: ['links'],
+    ...(mode === 'accounts' ? { security: [{ bearer: [] }] } : {}),
+  };
+  const changeDocs =
+    mode === 'accounts'
+      ? docs
+      : { ...docs, security: [{ adminToken: [] }] as Record<string, string[]>[] };
+  const who =
+    mode === 'accounts'
+      ? 'Only the owner: another user’s link is 404.'
+      : 'Needs the admin token (`--admin-token`) as `Authorization: Bearer …`: without one configured, 403 `Link management needs an admin token in open mode`; a missing or wrong token is 401.';
+
+  /** What a PATCH body asks for, its password hashed. */
+  async function changesOf(body: Record<string, unknown>): Promise<LinkChanges> {
+    const changes: LinkChanges = {};
+    if (body.url !== undefined) changes.originalUrl = parseTargetUrl(body.url);
+    const expiresAt = parseExpiresAt(body.expires_at);
+    if (expiresAt !== undefined) changes.expiresAt = expiresAt;
+    const maxClicks = parseMaxClicks(body.max_clicks);
+    if (maxClicks !== undefined) changes.maxClicks = maxClicks;
+    const password = parseLinkPassword(body.password);
+    if (password !== undefined) {
+      changes.passwordHash = password === null ? null : await passwords.hash(password);
+    }
+    return changes;
+  }
+
+  return new Elysia({ name: 'kurz/links-manage', seed: mode })
+    .use(ownerPlugin({ mode, secret, store }))
+    .get(
+      '/api/links/:code',
+      async ({ params, owner }) =>
+        jsonResponse(200, toJson(await visibleLink(store, params.code, owner))),
+      {
+        params: CodeParams,
+        response: { 200: Detail, ...errorResponses(...authErrors, 404, 500, 503) },
+        detail: {
+          ...docs,
+          operationId: 'getLink',
+          summary: 'One link with its settings',
+          description:
+            mode === 'accounts'
+              ? 'Only the owner: another user’s link is 404.'
+              : 'Open to all, as the list is.',
+        },
+      },
+    )
+    .patch(
+      '/api/links/:code',
+      async ({ params, owner, body }) => {
+        const link = await visibleLink(store, params.code, owner);
+        const changed = await store.updateLink(link.id, await changesOf(body));
+        if (changed === undefined) throw notFound();
+        events.emit({ kind: 'updated', code: changed.shortCode });
+        return jsonResponse(200, toJson(changed));
+      },
+      {
+        parse: parseJsonBody,
+        transform: [...admin, requireJsonObject, targetRules],
+        params: CodeParams,
+        body: ChangeBody,
+        response: {
+          200: Detail,
+          ...errorResponses(400, ...changeErrors, 404, 408, 413, 500, 503),
+        },
+        detail: {
+          ...changeDocs,
+          operationId: 'updateLink',
+          summary: 'Change a link',
+          description: `${who} Only the fields given change, each checked by the rules of creation (\`url\`, then \`expires_at\`, \`max_clicks\`, \`password\`); null clears the last three. A new target is followed at once, by every instance on the same database within a second.`,
+        },
+      },
+    )
+    .delete(
+      '/api/links/:code',
+      async ({ params, owner }) => {
+        const link = await visibleLink(store, params.code, owner);
+        if (!(await store.deleteLink(link.id))) throw notFound();
+        events.emit({ kind: 'deleted', code: link.shortCode });
+        return new Response(null, { status: 204 });
+      },
+      {
+        transform: admin,
+        params: CodeParams,
+        response: {
+          204: t.Void({ description: 'Deleted, with its click records and stats.' }),
+          ...errorResponses(...changeErrors, 404, 500, 503),
+        },
+        detail: {
+          ...changeDocs,
+          operationId: 'deleteLink',
+          summary: 'Delete a link',
+          description: `${who} The link, its click records and its stats go; its code answers 404 at once, on every instance within a second, and may be taken again.`,
+        },
+      },
+    );
+}

@@ -1,0 +1,25 @@
+// The target rules that need the running service (its own host, the blocklist), as a
+// route hook for every body that sets a target (create, PATCH).
+
+import { type Blocklist, checkTarget } from '../domain/targets.ts';
+import { parseTargetUrl } from '../domain/urls.ts';
+
+/**
+ * Part of the `url` checks, before the fields after it are looked at. A url that breaks
+ * the plain rules (or is absent, as a PATCH may leave it) is left to validation, which
+ * names that rule.
+ */
+export function targetRulesHook(baseUrl: () => string, blocklist: () => Blocklist | undefined) {
+  return ({ body, request }: { body: unknown; request: Request }) => {
+    const url = (body as { url?: unknown }).url;
+    let target: string;
+    try {
+      target = parseTargetUrl(url);
+    } catch {
+      return;
+    }
+    // The request's URL carries the Host it was sent to (Bun builds it from the header).
+    const requestHost = URL.parse(request.url)?.host;
+    checkTarget(target, { baseUrl: baseUrl(), requestHost }, blocklist());
+  };
+}

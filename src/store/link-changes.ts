@@ -1,0 +1,17 @@
+// What a change makes of a link, worked out once for both stores (each applies it in
+// its own transaction, with the link's row as it is there).
+
+import type { LinkChanges, LinkDetail } from './store.ts';
+
+/** A link after `changes`: a new max_clicks counts from the clicks the link has. */
+export function applyChanges(current: LinkDetail, changes: LinkChanges): LinkDetail {
+  const next = { ...current };
+  if (changes.originalUrl !== undefined) next.originalUrl = changes.originalUrl;
+  if (changes.expiresAt !== undefined) next.expiresAt = changes.expiresAt;
+  if (changes.passwordHash !== undefined) next.passwordHash = changes.passwordHash;
+  if (changes.maxClicks !== undefined) {
+    next.maxClicks = changes.maxClicks;
+    next.limitedClicks = changes.maxClicks === null ? 0 : current.clicks;
+  }
+  return next;
+}
