@@ -2,6 +2,8 @@
 // share it. Which routes exist depends on the mode; everything else is passed in.
 
 import { type AnyElysia, Elysia } from 'elysia';
+import { countryOf } from './analytics/countries.ts';
+import { statsRoutes } from './analytics/routes.ts';
 import { type HashingCost, PasswordHasher } from './auth/passwords.ts';
 import { authRoutes } from './auth/routes.ts';
 import { TokenKey } from './auth/tokens.ts';
@@ -80,7 +82,7 @@ export function createWriters(store: Store, log: Logger): Writers {
     };
   };
   return {
-    clicks: new ClickWriter(store, options('click')),
+    clicks: new ClickWriter(store, options('click'), countryOf),
     links: new LinkWriter(store, options('link')),
   };
 }
@@ -161,7 +163,8 @@ export function createApp(deps: AppDeps) {
         baseUrl: deps.baseUrl,
         blocklist,
       }),
-    );
+    )
+    .use(statsRoutes({ mode, store, secret }));
   if (mode === 'accounts') {
     app.use(
       authRoutes({

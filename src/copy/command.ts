@@ -41,7 +41,10 @@ async function open(db: string, config: Omit<StoreConfig, 'db'>, log: Logger): P
   try {
     // One connection holds the snapshot or writes; a second serves the rest.
     // No deadline: copying and comparing a large database takes long statements.
-    store = await openStore({ ...config, db, dbPool: 2 }, log, { deadlineMs: 0 });
+    store = await openStore({ ...config, db, dbPool: 2 }, log, {
+      deadlineMs: 0,
+      background: false,
+    });
   } catch (error) {
     if (!(error instanceof StoreUnavailableError)) throw error;
     throw new Error(

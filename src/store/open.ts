@@ -8,7 +8,8 @@ import { openPostgres } from './postgres/postgres-store.ts';
 import { openSqlite } from './sqlite/sqlite-store.ts';
 import type { Store } from './store.ts';
 
-export type StoreConfig = Pick<Config, 'db' | 'dbPool' | 'durability' | 'minFreeDiskBytes'>;
+export type StoreConfig = Pick<Config, 'db' | 'dbPool' | 'durability' | 'minFreeDiskBytes'> &
+  Partial<Pick<Config, 'clickRetentionDays'>>;
 
 /**
  * Opens and migrates the database; throws StoreUnavailableError when PostgreSQL cannot
@@ -17,15 +18,29 @@ export type StoreConfig = Pick<Config, 'db' | 'dbPool' | 'durability' | 'minFree
 export async function openStore(
   config: StoreConfig,
   log: Logger,
-  options: { deadlineMs?: number } = {},
+  options: {
+    deadlineMs?: number;
+    /** false: no analytics rollup of its own (tools such as `kurz copy`). */
+    background?: boolean;
+  } = {},
 ): Promise<Store> {
+  const background = options.background ?? true;
   if (isPostgresUrl(config.db)) {
-    return openPostgres({ url: config.db, pool: config.dbPool, log, ...options });
+    return openPostgres({
+      url: config.db,
+      pool: config.dbPool,
+      log,
+      clickRetentionDays: config.clickRetentionDays,
+      deadlineMs: options.deadlineMs,
+      ...(background ? {} : { analyticsIntervalMs: 0 }),
+    });
   }
   return openSqlite({
     path: config.db,
     durability: config.durability,
     minFreeDiskBytes: config.minFreeDiskBytes,
+    clickRetentionDays: config.clickRetentionDays,
+    moveClicks: background,
     log,
   });
 }

@@ -53,6 +53,10 @@ export type LinkChanges = {
   passwordHash?: string | null;
 };
 
+import type { ClickRow, DayCount } from '../analytics/fold.ts';
+
+export type { ClickRow, DayCount };
+
 // Plain types (not interfaces) so they pass as drizzle placeholder records.
 export type NewLink = {
   userId: number | null;
@@ -125,6 +129,14 @@ export interface LinkChunkQuery {
   limit: number;
 }
 
+/** A link's traffic over a range of days, read from one snapshot. */
+export interface LinkTraffic {
+  /** Rolled-up counts of the range's days (values are strings, '' for the human/bot totals). */
+  days: DayCount[];
+  /** The link's clicks of the range that are not rolled up yet, to be folded by the reader. */
+  pending: ClickRow[];
+}
+
 /** Told the code of a link whose row changed on another instance. */
 export type LinkChanged = (code: string) => void;
 
@@ -173,6 +185,19 @@ export interface Store {
    * Limited clicks past their link's max_clicks are not stored and are answered here.
    */
   recordClicks(clicks: readonly Click[]): Promise<RefusedClicks>;
+
+  /** A link's day counts in [fromDay, toDay] (UTC days since the epoch), and what is not rolled up. */
+  linkTraffic(linkId: number, fromDay: number, toDay: number): Promise<LinkTraffic>;
+  /** A link's click records with ids after `afterId`, oldest first, at most `limit`. */
+  clickRows(linkId: number, afterId: number, limit: number): Promise<ClickRow[]>;
+  /**
+   * Moves clicks from the log into click records and day rollups, as the store's own
+   * background work does, until the log holds none committed before the call (tests and
+   * benchmarks call it to see the rolled-up state). Returns how many moved.
+   */
+  rollUpClicks(): Promise<number>;
+  /** Removes click records made before `before` (ms); day rollups stay. Returns how many. */
+  pruneClickRecords(before: number): Promise<number>;
 
   /** The value of a server setting, creating it with `make()` when absent (first writer wins). */
   setting(key: string, make: () => string): Promise<string>;

@@ -76,6 +76,8 @@ function numberedPlaceholders(sql: string): string {
 export const SECRET = 'test-secret-test-secret-test-secret-0123';
 export const BASE_URL = 'https://kurz.test';
 export const CHEAP_HASHING = { memoryCost: 1024, timeCost: 1 };
+/** An admin token for open mode's link management (32+ characters, as the CLI asks). */
+export const ADMIN_TOKEN = 'test-admin-token-test-admin-token-0123';
 
 export interface Reply {
   status: number;
@@ -104,6 +106,8 @@ export interface AppOptions {
   maxLinksPerUser?: number;
   baseUrl?: string;
   corsOrigins?: readonly string[];
+  /** Open mode's link management token (--admin-token); none unless given. */
+  adminToken?: string;
 }
 
 /**
@@ -155,6 +159,7 @@ export class TestApp {
       trustedProxies: options.trustedProxies,
       blocklist: options.blocklist,
       peerAddress: (request) => request.headers.get(PEER_HEADER) ?? '192.0.2.1',
+      adminToken: options.adminToken,
     });
     return new TestApp(mode, store, app, log);
   }
@@ -243,19 +248,20 @@ export class TestApp {
   }
 
   /** Click records of a link, oldest first. */
-  clickRecords(linkId: number) {
-    return this.query<{
-      link_id: number;
-      source: string | null;
-      query_source: string | null;
-      referrer: string | null;
-      user_agent: string | null;
-      created_at: number;
-    }>(
-      'SELECT link_id, source, query_source, referrer, user_agent, created_at FROM clicks WHERE link_id = ? ORDER BY id',
-      [linkId],
-    );
+  /** A link's click records as the CSV export reads them: rolled up or still in the log. */
+  async clickRecords(linkId: number) {
+    const rows = await this.store.clickRows(linkId, 0, 1_000_000);
+    return rows.map((row) => ({
+      link_id: row.linkId,
+      source: row.source,
+      query_source: row.querySource,
+      referrer: row.referrer,
+      user_agent: row.userAgent,
+      created_at: row.createdAt,
+      country: row.country,
+    }));
   }
+
 }
 
 export class Client {

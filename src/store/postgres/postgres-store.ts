@@ -11,6 +11,7 @@ import { consoleLogger, type Logger } from '../../logger.ts';
 import { applyChanges } from '../link-changes.ts';
 import {
   type Click,
+  type ClickRow,
   type CreatedLink,
   LINK_LIMIT_REACHED,
   type Link,
@@ -21,12 +22,14 @@ import {
   type LinkPage,
   type LinkQuery,
   type LinkTarget,
+  type LinkTraffic,
   type NewLink,
   type RefusedClicks,
   type Store,
   type User,
   type UserWithHash,
 } from '../store.ts';
+import { PostgresAnalytics } from './analytics.ts';
 import { applyMigrations } from './migrate.ts';
 import * as schema from './schema.ts';
 
@@ -45,6 +48,10 @@ export interface PostgresOptions {
    * `kurz copy`, whose statements may run long).
    */
   deadlineMs?: number;
+  /** How often this instance moves clicks from the log into records and rollups (ms); 0: never by itself. */
+  analyticsIntervalMs?: number;
+  /** Days click records are kept (day rollups stay); 0 or absent: forever. */
+  clickRetentionDays?: number;
 }
 
 /** The channel on which instances tell each other of new (and later changed) links. */
@@ -80,6 +87,17 @@ const DETAIL_COLUMNS = `l.id, l.user_id AS "userId", l.original_url AS "original
   l.expires_at::float8 AS "expiresAt", l.max_clicks AS "maxClicks",
   l.limited_clicks AS "limitedClicks", l.password_hash AS "passwordHash",
   (SELECT coalesce(sum(c.clicks), 0)::float8 FROM link_clicks c WHERE c.link_id = l.id) AS clicks`;
+/** Clicks one analytics step moves, in one transaction. */
+const ANALYTICS_STEP = 2000;
+/**
+ * Above this many clicks a second written by this instance, one step a second moves
+ * clicks (the log grows under a flood and is emptied once it eases, so redirects keep
+ * their speed); below it, steps run until the log is empty.
+ */
+const BUSY_CLICKS = 2000;
+const IDLE_STEPS = 50;
+const RETENTION_INTERVAL_MS = 3_600_000;
+const RETENTION_SLICE = 5000;
 /** Shards of each link's click count (see link_clicks in schema.ts). */
 const COUNT_SHARDS = 16;
 
@@ -148,6 +166,7 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresSt
     await applyMigrations(client, schemaName);
     const store = new PostgresStore(client, log, deadlineMs, options.pool);
     await store.listen();
+    store.startBackground(options.analyticsIntervalMs ?? 1000, options.clickRetentionDays ?? 0);
     return store;
   } catch (error) {
     await client.close({ timeout: 0 });
@@ -185,6 +204,11 @@ export class PostgresStore implements Store {
   /** Markers sent and not yet heard back, by token. */
   private readonly markers = new Map<string, () => void>();
   private markerCount = 0;
+  private readonly analytics = new PostgresAnalytics();
+  /** Clicks this instance wrote since the analytics timer last looked. */
+  private clicksWritten = 0;
+  private readonly timers: ReturnType<typeof setInterval>[] = [];
+  private moving: Promise<unknown> | undefined;
 
   constructor(
     /** The pool, for tests and tools that inspect what the API does not show. */
@@ -517,6 +541,7 @@ export class PostgresStore implements Store {
    * order, so two batches can never deadlock.
    */
   recordClicks(batch: readonly Click[]): Promise<RefusedClicks> {
+    this.clicksWritten += batch.length;
     let limited = false;
     for (let i = 0; i < batch.length; i++) if ((batch[i] as Click).limited) limited = true;
     if (!limited) {
@@ -600,6 +625,80 @@ export class PostgresStore implements Store {
     }
     if (stored.length > 0) await tx.unsafe(RECORD_CLICKS, this.clickParams(stored));
     return refused.size > 0 ? refused : undefined;
+  }
+
+  linkTraffic(linkId: number, fromDay: number, toDay: number): Promise<LinkTraffic> {
+    return this.run(() => this.analytics.traffic(this.client, linkId, fromDay, toDay));
+  }
+
+  clickRows(linkId: number, afterId: number, limit: number): Promise<ClickRow[]> {
+    return this.run(() => this.analytics.rows(this.client, linkId, afterId, limit));
+  }
+
+  async rollUpClicks(): Promise<number> {
+    // After one under way, whose clicks are locked until it commits.
+    await this.moving?.catch(() => {});
+    let moved = 0;
+    for (;;) {
+      const n = await this.run(() => this.analytics.step(this.client, ANALYTICS_STEP));
+      moved += n;
+      if (n < ANALYTICS_STEP) return moved;
+    }
+  }
+
+  async pruneClickRecords(before: number): Promise<number> {
+    let removed = 0;
+    for (;;) {
+      const n = await this.run(() => this.analytics.prune(this.client, before, RETENTION_SLICE));
+      removed += n;
+      if (n < RETENTION_SLICE) return removed;
+    }
+  }
+
+  /** The analytics rollup each second, and retention each hour (and soon after start). */
+  startBackground(intervalMs: number, retentionDays: number): void {
+    if (intervalMs > 0) {
+      const timer = setInterval(() => {
+        if (this.moving !== undefined || this.closed) return;
+        const busy = (this.clicksWritten * 1000) / intervalMs > BUSY_CLICKS;
+        this.clicksWritten = 0;
+        this.moving = this.moveClicks(busy ? 1 : IDLE_STEPS).finally(() => {
+          this.moving = undefined;
+        });
+      }, intervalMs);
+      timer.unref();
+      this.timers.push(timer);
+    }
+    if (retentionDays > 0) {
+      const prune = () => {
+        if (this.closed) return;
+        const before = Date.now() - retentionDays * 86_400_000;
+        this.pruneClickRecords(before).then(
+          (n) => {
+            if (n > 0) {
+              this.log.info(`kurz: removed ${n} click records older than ${retentionDays} days`);
+            }
+          },
+          () => {},
+        );
+      };
+      const first = setTimeout(prune, 10_000);
+      const timer = setInterval(prune, RETENTION_INTERVAL_MS);
+      first.unref();
+      timer.unref();
+      this.timers.push(first, timer);
+    }
+  }
+
+  private async moveClicks(steps: number): Promise<void> {
+    try {
+      for (let i = 0; i < steps && !this.closed; i++) {
+        const n = await this.run(() => this.analytics.step(this.client, ANALYTICS_STEP));
+        if (n < ANALYTICS_STEP) return;
+      }
+    } catch {
+      // Unavailable, or a deadlock with another instance: the clicks stay in the log.
+    }
   }
 
   async setting(key: string, make: () => string): Promise<string> {
@@ -709,6 +808,8 @@ export class PostgresStore implements Store {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    for (const timer of this.timers) clearInterval(timer);
+    await this.moving?.catch(() => {});
     try {
       for (const subscription of this.subscriptions) await subscription.unlisten();
     } catch {

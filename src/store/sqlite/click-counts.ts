@@ -154,6 +154,11 @@ export class ClickRollup {
     this.tallyTo = lastId;
   }
 
+  /** The id of the last click folded into the counts: clicks up to it may leave the log. */
+  get counted(): number {
+    return this.through;
+  }
+
   /** Whether clicks are waiting to be folded or a cycle is under way. */
   get busy(): boolean {
     return this.cycle !== undefined || this.tallyTo > this.through;

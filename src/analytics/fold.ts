@@ -1,0 +1,126 @@
+// Folding click records into what stats read: per link, UTC day, dimension and value, a
+// count. The same fold serves the rollup (which stores its result in click_days) and
+// stats (which adds the clicks not rolled up yet), so both always agree.
+
+import { referrerHost } from './referrers.ts';
+import { describeAgent } from './user-agents.ts';
+
+/** The dimensions of click_days, stored as these small codes. */
+export const Dimension = {
+  /** Clicks of people (value ''): with `bots`, the day's total. */
+  humans: 0,
+  bots: 1,
+  /** The source given when the link was made. */
+  source: 2,
+  /** `?source=` of the redirect (accounts mode). */
+  querySource: 3,
+  /** The referrer's host; `direct` without one. */
+  referrer: 4,
+  browser: 5,
+  os: 6,
+  device: 7,
+  /** ISO 3166-1 alpha-2, or `unknown`. */
+  country: 8,
+} as const;
+
+export type DimensionCode = (typeof Dimension)[keyof typeof Dimension];
+
+export const UNKNOWN_COUNTRY = 'unknown';
+
+/** A click as the log and the records keep it. */
+export interface ClickRow {
+  id: number;
+  linkId: number;
+  createdAt: number;
+  source: string | null;
+  querySource: string | null;
+  referrer: string | null;
+  userAgent: string | null;
+  country: string | null;
+}
+
+/** Clicks of one link, day, dimension and value. */
+export interface DayCount {
+  linkId: number;
+  day: number;
+  dimension: DimensionCode;
+  value: string;
+  clicks: number;
+}
+
+const MS_PER_DAY = 86_400_000;
+
+/** The UTC day of a moment, as days since 1970-01-01. */
+export function dayOf(ms: number): number {
+  return Math.floor(ms / MS_PER_DAY);
+}
+
+/** Midnight (UTC) that starts a day, in milliseconds. */
+export function startOfDay(day: number): number {
+  return day * MS_PER_DAY;
+}
+
+/** The same few hundred referrers make most clicks: their hosts are remembered. */
+const HOST_CACHE_SIZE = 10_000;
+const hosts = new Map<string, string>();
+
+function hostOf(referrer: string | null): string {
+  if (referrer === null) return referrerHost(null);
+  let host = hosts.get(referrer);
+  if (host === undefined) {
+    host = referrerHost(referrer);
+    if (hosts.size >= HOST_CACHE_SIZE) hosts.delete(hosts.keys().next().value as string);
+    hosts.set(referrer, host);
+  }
+  return host;
+}
+
+/** Adds clicks up by (link, day, dimension, value). */
+export class DayTally {
+  private readonly counts = new Map<string, DayCount>();
+
+  add(click: ClickRow): void {
+    const day = dayOf(click.createdAt);
+    const agent = describeAgent(click.userAgent);
+    this.count(click.linkId, day, agent.bot ? Dimension.bots : Dimension.humans, '');
+    if (click.source !== null) this.count(click.linkId, day, Dimension.source, click.source);
+    if (click.querySource !== null) {
+      this.count(click.linkId, day, Dimension.querySource, click.querySource);
+    }
+    this.count(click.linkId, day, Dimension.referrer, hostOf(click.referrer));
+    this.count(click.linkId, day, Dimension.browser, agent.browser);
+    this.count(click.linkId, day, Dimension.os, agent.os);
+    this.count(click.linkId, day, Dimension.device, agent.device);
+    this.count(click.linkId, day, Dimension.country, click.country ?? UNKNOWN_COUNTRY);
+  }
+
+  /** Adds rows already counted (from click_days). */
+  addCount(row: DayCount): void {
+    this.count(row.linkId, row.day, row.dimension, row.value, row.clicks);
+  }
+
+  /** Every count, in (link, day, dimension, value) order: the order rows are locked in. */
+  rows(): DayCount[] {
+    return [...this.counts.values()].sort(
+      (a, b) =>
+        a.linkId - b.linkId ||
+        a.day - b.day ||
+        a.dimension - b.dimension ||
+        (a.value < b.value ? -1 : a.value > b.value ? 1 : 0),
+    );
+  }
+
+  /** Every value the counts name, for interning. */
+  values(): Set<string> {
+    const values = new Set<string>();
+    for (const row of this.counts.values()) if (row.value !== '') values.add(row.value);
+    return values;
+  }
+
+  private count(linkId: number, day: number, dimension: DimensionCode, value: string, n = 1) {
+    const key = `${linkId}|${day}|${dimension}|${value}`;
+    const row = this.counts.get(key);
+    if (row === undefined) this.counts.set(key, { linkId, day, dimension, value, clicks: n });
+    else row.clicks += n;
+  }
+}

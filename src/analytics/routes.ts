@@ -1,0 +1,190 @@
+// GET /api/links/{code}/stats and /api/links/{code}/clicks.csv: a link's traffic. They
+// follow the list: the owner only in accounts mode, open in open mode.
+
+import { Elysia, t } from 'elysia';
+import { ownerPlugin } from '../auth/owner.ts';
+import type { TokenKey } from '../auth/tokens.ts';
+import type { Mode } from '../config/config.ts';
+import { errorResponses } from '../http/model.ts';
+import { jsonResponse } from '../http/responses.ts';
+import { visibleLink } from '../links/manage-routes.ts';
+import { CodeParams } from '../links/model.ts';
+import type { ClickRow, Store } from '../store/store.ts';
+import { DayTally, UNKNOWN_COUNTRY } from './fold.ts';
+import { referrerHost } from './referrers.ts';
+import { buildStats, MAX_RANGE_DAYS, parseRange } from './stats.ts';
+import { describeAgent } from './user-agents.ts';
+
+/** Records per read while the CSV streams: memory stays flat whatever the link's clicks. */
+const CSV_CHUNK = 2000;
+
+const CSV_HEADER =
+  'time,source,query_source,referrer,referrer_host,browser,os,device,country,bot\n';
+
+export function statsRoutes(options: { mode: Mode; store: Store; secret: TokenKey }) {
+  const { mode, store, secret } = options;
+  const authErrors = mode === 'accounts' ? ([401] as const) : ([] as const);
+  const docs = {
+    tags: ['stats'],
+    ...(mode === 'accounts' ? { security: [{ bearer: [] }] } : {}),
+  };
+  const who =
+    mode === 'accounts'
+      ? 'Only the owner: another user’s link is 404.'
+      : 'Open to all, as the list is.';
+  const Entry = t.Object({ value: t.String(), clicks: t.Integer() });
+  const Top = t.Array(Entry, { description: 'At most 10, most clicks first.' });
+
+  return new Elysia({ name: 'kurz/stats', seed: mode })
+    .use(ownerPlugin({ mode, secret, store }))
+    .get(
+      '/api/links/:code/stats',
+      async ({ params, owner, request }) => {
+        const query = new URL(request.url).searchParams;
+        const range = parseRange(query, Date.now());
+        const link = await visibleLink(store, params.code, owner);
+        const traffic = await store.linkTraffic(link.id, range.from, range.to);
+        const tally = new DayTally();
+        for (const row of traffic.days) tally.addCount(row);
+        for (const click of traffic.pending) tally.add(click);
+        return jsonResponse(200, buildStats(link.shortCode, link.clicks, range, tally.rows()));
+      },
+      {
+        params: CodeParams,
+        query: t.Object({
+          from: t.Optional(
+            t.String({
+              format: 'date',
+              description: 'First UTC day (default: 29 days before `to`).',
+            }),
+          ),
+          to: t.Optional(
+            t.String({ format: 'date', description: 'Last UTC day (default: today).' }),
+          ),
+        }),
+        response: {
+          200: t.Object(
+            {
+              short_code: t.String(),
+              from: t.String({ format: 'date' }),
+              to: t.String({ format: 'date' }),
+              clicks: t.Integer({ description: 'All-time clicks.' }),
+              range: t.Object(
+                { clicks: t.Integer(), humans: t.Integer(), bots: t.Integer() },
+                { description: 'Clicks in the range, split into people and bots.' },
+              ),
+              days: t.Array(
+                t.Object({
+                  date: t.String({ format: 'date' }),
+                  clicks: t.Integer(),
+                  humans: t.Integer(),
+                  bots: t.Integer(),
+                }),
+                { description: 'Every day of the range, oldest first, zeros included.' },
+              ),
+              top: t.Object(
+                {
+                  sources: Top,
+                  query_sources: Top,
+                  referrers: Top,
+                  browsers: Top,
+                  operating_systems: Top,
+                  devices: Top,
+                  countries: Top,
+                },
+                {
+                  description:
+                    'Creation sources and `?source=` apart; referrer hosts (`direct` without one); browsers, systems and device types as parsed from the User-Agent; countries (ISO 3166-1 alpha-2, `unknown`) from the client address, which is never stored.',
+                },
+              ),
+            },
+            { title: 'LinkStats' },
+          ),
+          ...errorResponses(400, ...authErrors, 404, 500, 503),
+        },
+        detail: {
+          ...docs,
+          operationId: 'getLinkStats',
+          summary: 'Traffic of a link',
+          description: `${who} UTC days; the default range is the last 30 days, at most ${MAX_RANGE_DAYS}. Every click committed is in it, rolled up or not.`,
+        },
+      },
+    )
+    .get(
+      '/api/links/:code/clicks.csv',
+      async ({ params, owner }) => {
+        const link = await visibleLink(store, params.code, owner);
+        return new Response(csvStream(store, link.id), {
+          headers: {
+            'content-type': 'text/csv; charset=utf-8',
+            'content-disposition': `attachment; filename="${link.shortCode}-clicks.csv"`,
+            'cache-control': 'private, no-store',
+          },
+        });
+      },
+      {
+        params: CodeParams,
+        response: {
+          200: t.String({
+            contentMediaType: 'text/csv',
+            description: `RFC 4180, oldest first, with a header row: ${CSV_HEADER.trim()}. \`time\` is ISO 8601 UTC; \`bot\` is true or false. Records removed by \`--click-retention-days\` are not in it.`,
+          }),
+          ...errorResponses(...authErrors, 404, 500, 503),
+        },
+        detail: {
+          ...docs,
+          operationId: 'getLinkClicksCsv',
+          summary: 'Click records of a link, as CSV',
+          description: `${who} Streamed a chunk at a time, so any number of records is sent in flat memory.`,
+        },
+      },
+    );
+}
+
+/** The records as CSV, read a chunk at a time as the client takes them. */
+function csvStream(store: Store, linkId: number): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  let after = 0;
+  let started = false;
+  return new ReadableStream({
+    async pull(controller) {
+      if (!started) {
+        started = true;
+        controller.enqueue(encoder.encode(CSV_HEADER));
+      }
+      const rows = await store.clickRows(linkId, after, CSV_CHUNK);
+      if (rows.length > 0) {
+        after = (rows.at(-1) as ClickRow).id;
+        controller.enqueue(encoder.encode(rows.map(csvLine).join('')));
+      }
+      if (rows.length < CSV_CHUNK) controller.close();
+    },
+  });
+}
+
+function csvLine(row: ClickRow): string {
+  const agent = describeAgent(row.userAgent);
+  return `${[
+    new Date(row.createdAt).toISOString(),
+    row.source ?? '',
+    row.querySource ?? '',
+    row.referrer ?? '',
+    referrerHost(row.referrer),
+    agent.browser,
+    agent.os,
+    agent.device,
+    row.country ?? UNKNOWN_COUNTRY,
+    String(agent.bot),
+  ]
+    .map(csvField)
+    .join(',')}\n`;
+}
+
+/**
+ * RFC 4180 quoting; a field a spreadsheet would run as a formula (= + - @ at its start)
+ * is prefixed with ', so a crafted referrer or source cannot become one (OWASP's advice).
+ */
+function csvField(value: string): string {
+  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
+}

@@ -1,0 +1,169 @@
+// The analytics side of the PostgreSQL store. The click log (`clicks`) is a queue: each
+// instance's rollup takes a chunk of it (SKIP LOCKED, so instances share the work and
+// never take the same clicks), and in the same transaction deletes it, writes compact
+// click records and adds to the day rollups. A crash rolls all of it back: no click is
+// lost or counted twice. Counts (link_clicks) are kept at click time and not touched.
+
+import type { SQL } from 'bun';
+import { type ClickRow, type DayCount, DayTally, startOfDay } from '../../analytics/fold.ts';
+import { describeAgent } from '../../analytics/user-agents.ts';
+import type { LinkTraffic } from '../store.ts';
+
+const RAW_COLUMNS = `id::float8 AS id, link_id AS "linkId", created_at::float8 AS "createdAt",
+  source, query_source AS "querySource", referrer, user_agent AS "userAgent", country`;
+
+/** Takes, deletes and returns up to $1 clicks of the log, oldest first, skipping any another instance holds. */
+const TAKE_CLICKS = `
+  DELETE FROM clicks WHERE id IN (
+    SELECT id FROM clicks ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED)
+  RETURNING ${RAW_COLUMNS}`;
+
+/** Ids of strings and agents remembered; past it, started afresh. */
+const INTERN_CACHE_SIZE = 50_000;
+
+export class PostgresAnalytics {
+  private readonly strings = new Map<string, number>();
+  private readonly agents = new Map<string, number>();
+
+  /**
+   * Moves up to `limit` clicks in one transaction; returns how many it took (fewer than
+   * `limit`: the log had no more that no other instance held).
+   */
+  async step(client: SQL, limit: number): Promise<number> {
+    const fresh = { strings: new Map<string, number>(), agents: new Map<string, number>() };
+    const taken = await client.begin(async (tx) => {
+      const rows: ClickRow[] = await tx.unsafe(TAKE_CLICKS, [limit]);
+      if (rows.length === 0) return 0;
+      // Clicks committed just after their link was deleted are dropped here.
+      const linkIds = [...new Set(rows.map((row) => row.linkId))];
+      const live: { id: number }[] =
+        await tx`SELECT id FROM links WHERE id = ANY(${linkIds}::int[])`;
+      const alive = new Set(live.map((row) => row.id));
+      const kept = rows.filter((row) => alive.has(row.linkId));
+      if (kept.length === 0) return rows.length;
+      const tally = new DayTally();
+      for (const row of kept) tally.add(row);
+      const strings = new Set(tally.values());
+      for (const row of kept) {
+        for (const value of [row.source, row.querySource, row.referrer]) {
+          if (value !== null) strings.add(value);
+        }
+      }
+      await this.intern(tx, strings, fresh.strings);
+      await this.internAgents(
+        tx,
+        new Set(kept.map((row) => row.userAgent).filter((ua): ua is string => ua !== null)),
+        fresh.agents,
+      );
+      const id = (value: string | null, cache: Map<string, number>, extra: Map<string, number>) =>
+        value === null ? null : (cache.get(value) ?? extra.get(value) ?? null);
+      await tx`
+        INSERT INTO click_records (id, link_id, created_at, source, query_source, referrer, agent, country)
+        SELECT * FROM unnest(${kept.map((r) => r.id)}::bigint[], ${kept.map((r) => r.linkId)}::int[],
+                             ${kept.map((r) => r.createdAt)}::bigint[],
+                             ${kept.map((r) => id(r.source, this.strings, fresh.strings))}::int[],
+                             ${kept.map((r) => id(r.querySource, this.strings, fresh.strings))}::int[],
+                             ${kept.map((r) => id(r.referrer, this.strings, fresh.strings))}::int[],
+                             ${kept.map((r) => id(r.userAgent, this.agents, fresh.agents))}::int[],
+                             ${kept.map((r) => r.country)}::text[])`;
+      const days = tally.rows();
+      // In key order, so two instances adding to the same rows cannot deadlock.
+      await tx`
+        INSERT INTO click_days (link_id, day, dimension, value, clicks)
+        SELECT * FROM unnest(${days.map((d) => d.linkId)}::int[], ${days.map((d) => d.day)}::int[],
+                             ${days.map((d) => d.dimension)}::smallint[],
+                             ${days.map((d) => (d.value === '' ? 0 : id(d.value, this.strings, fresh.strings)))}::int[],
+                             ${days.map((d) => d.clicks)}::bigint[])
+        ORDER BY 1, 2, 3, 4
+        ON CONFLICT (link_id, day, dimension, value)
+        DO UPDATE SET clicks = click_days.clicks + excluded.clicks`;
+      return rows.length;
+    });
+    remember(this.strings, fresh.strings);
+    remember(this.agents, fresh.agents);
+    return taken;
+  }
+
+  /** Day counts of the range and the link's clicks still in the log, from one snapshot. */
+  traffic(client: SQL, linkId: number, fromDay: number, toDay: number): Promise<LinkTraffic> {
+    return client.begin('isolation level repeatable read read only', async (tx) => {
+      const days: DayCount[] = await tx`
+        SELECT d.link_id AS "linkId", d.day, d.dimension, coalesce(s.value, '') AS value,
+               d.clicks::float8 AS clicks
+        FROM click_days d LEFT JOIN click_strings s ON s.id = d.value
+        WHERE d.link_id = ${linkId} AND d.day BETWEEN ${fromDay} AND ${toDay}`;
+      const pending: ClickRow[] = await tx.unsafe(
+        `SELECT ${RAW_COLUMNS} FROM clicks
+         WHERE link_id = $1 AND created_at >= $2 AND created_at < $3`,
+        [linkId, startOfDay(fromDay), startOfDay(toDay + 1)],
+      );
+      return { days, pending };
+    });
+  }
+
+  /** Records after `afterId`, then clicks still in the log, oldest first. */
+  rows(client: SQL, linkId: number, afterId: number, limit: number): Promise<ClickRow[]> {
+    return client.begin('isolation level repeatable read read only', async (tx) => {
+      const records: ClickRow[] = await tx`
+        SELECT r.id::float8 AS id, r.link_id AS "linkId", r.created_at::float8 AS "createdAt",
+               s.value AS source, q.value AS "querySource", f.value AS referrer,
+               a.value AS "userAgent", r.country
+        FROM click_records r
+        LEFT JOIN click_strings s ON s.id = r.source
+        LEFT JOIN click_strings q ON q.id = r.query_source
+        LEFT JOIN click_strings f ON f.id = r.referrer
+        LEFT JOIN click_agents a ON a.id = r.agent
+        WHERE r.link_id = ${linkId} AND r.id > ${afterId}
+        ORDER BY r.id LIMIT ${limit}`;
+      if (records.length === limit) return records;
+      // Ids are handed out before commit, so a click still in the log may have a lower
+      // id than a record: the log's clicks come after the records, in their own order.
+      const after = records.at(-1)?.id ?? afterId;
+      const raw: ClickRow[] = await tx.unsafe(
+        `SELECT ${RAW_COLUMNS} FROM clicks WHERE link_id = $1 AND id > $2 ORDER BY id LIMIT $3`,
+        [linkId, after, limit - records.length],
+      );
+      return records.concat(raw);
+    });
+  }
+
+  /** Removes up to `limit` records made before `before`; the BRIN index finds them. */
+  async prune(client: SQL, before: number, limit: number): Promise<number> {
+    const result = await client`
+      DELETE FROM click_records WHERE ctid = ANY(ARRAY(
+        SELECT ctid FROM click_records WHERE created_at < ${before} LIMIT ${limit}))`;
+    return result.count;
+  }
+
+  private async intern(tx: SQL, values: Set<string>, fresh: Map<string, number>): Promise<void> {
+    const missing = [...values].filter((value) => !this.strings.has(value)).sort();
+    if (missing.length === 0) return;
+    await tx`
+      INSERT INTO click_strings (value) SELECT unnest(${missing}::text[]) ORDER BY 1
+      ON CONFLICT (value) DO NOTHING`;
+    const rows: { id: number; value: string }[] =
+      await tx`SELECT id, value FROM click_strings WHERE value = ANY(${missing}::text[])`;
+    for (const row of rows) fresh.set(row.value, row.id);
+  }
+
+  private async internAgents(tx: SQL, values: Set<string>, fresh: Map<string, number>) {
+    const missing = [...values].filter((value) => !this.agents.has(value)).sort();
+    if (missing.length === 0) return;
+    const info = missing.map(describeAgent);
+    await tx`
+      INSERT INTO click_agents (value, browser, os, device, bot)
+      SELECT * FROM unnest(${missing}::text[], ${info.map((a) => a.browser)}::text[],
+                           ${info.map((a) => a.os)}::text[], ${info.map((a) => a.device)}::text[],
+                           ${info.map((a) => a.bot)}::boolean[])
+      ORDER BY 1
+      ON CONFLICT (value) DO NOTHING`;
+    const rows: { id: number; value: string }[] =
+      await tx`SELECT id, value FROM click_agents WHERE value = ANY(${missing}::text[])`;
+    for (const row of rows) fresh.set(row.value, row.id);
+  }
+}
+
+function remember(cache: Map<string, number>, fresh: Map<string, number>): void {
+  if (cache.size + fresh.size > INTERN_CACHE_SIZE) cache.clear();
+  for (const [value, id] of fresh) cache.set(value, id);
+}
