@@ -19,10 +19,16 @@ const LINK_ROUTES = [
   'GET /health',
   'POST /api/shorten',
   'GET /api/links',
+  'GET /api/links/{code}',
+  'PATCH /api/links/{code}',
+  'DELETE /api/links/{code}',
+  'GET /api/links/{code}/stats',
+  'GET /api/links/{code}/clicks.csv',
   'GET /api/links/{code}/qr.svg',
   'GET /api/links/{code}/qr.png',
   'GET /{code}',
   'HEAD /{code}',
+  'POST /{code}',
 ];
 const ROUTES = {
   accounts: ['POST /api/auth/register', 'POST /api/auth/login', ...LINK_ROUTES],
@@ -38,8 +44,14 @@ const LINK_OPERATION_IDS = [
   'listLinks',
   'getLinkQrSvg',
   'getLinkQrPng',
+  'getLink',
+  'updateLink',
+  'deleteLink',
+  'getLinkStats',
+  'getLinkClicksCsv',
   'redirect',
   'redirectHead',
+  'unlockLink',
 ];
 const REF = '#/components/schemas/';
 
@@ -128,8 +140,19 @@ describe.each(['accounts', 'open'] as const)('GET /api/openapi.json (%s mode)', 
     const names = Object.keys(doc.components.schemas).sort();
     expect(names).toEqual(
       mode === 'accounts'
-        ? ['Credentials', 'Error', 'Link', 'RegisterRequest', 'Session', 'ShortenRequest', 'User']
-        : ['Error', 'Link', 'ShortenRequest'],
+        ? [
+            'Credentials',
+            'Error',
+            'Link',
+            'LinkChange',
+            'LinkDetail',
+            'LinkStats',
+            'RegisterRequest',
+            'Session',
+            'ShortenRequest',
+            'User',
+          ]
+        : ['Error', 'Link', 'LinkChange', 'LinkDetail', 'LinkStats', 'ShortenRequest'],
     );
     const refs = new Set(valuesOf(doc, '$ref'));
     for (const name of names) expect(refs.has(`${REF}${name}`)).toBe(true);
@@ -163,7 +186,10 @@ describe.each(['accounts', 'open'] as const)('GET /api/openapi.json (%s mode)', 
         if (name.startsWith('HEAD ')) expect(response.content).toBeUndefined();
         // /health's 503 body is the JSON string "Database unavailable".
         else if (name === 'GET /health' && status === '503') continue;
-        else expect(response.content['application/json'].schema).toEqual({ $ref: `${REF}Error` });
+        // A wrong password, and too many of them, answer the password page again.
+        else if (name === 'POST /{code}' && (status === '401' || status === '429')) {
+          expect(Object.keys(response.content)).toEqual(['text/html']);
+        } else expect(response.content['application/json'].schema).toEqual({ $ref: `${REF}Error` });
       }
     }
   });
@@ -171,7 +197,14 @@ describe.each(['accounts', 'open'] as const)('GET /api/openapi.json (%s mode)', 
   test('request bodies are JSON with their fields', async () => {
     const { doc } = await documentOf(mode);
     const shorten = doc.components.schemas.ShortenRequest;
-    expect(Object.keys(shorten.properties).sort()).toEqual(['custom_code', 'source', 'url']);
+    expect(Object.keys(shorten.properties).sort()).toEqual([
+      'custom_code',
+      'expires_at',
+      'max_clicks',
+      'password',
+      'source',
+      'url',
+    ]);
     expect(shorten.required).toEqual(['url']);
     const link = doc.components.schemas.Link;
     const fields = ['clicks', 'created_at', 'id', 'original_url', 'short_code'];
@@ -182,7 +215,7 @@ describe.each(['accounts', 'open'] as const)('GET /api/openapi.json (%s mode)', 
 
   test('rules are standard keywords made from the domain constants, with no formats of our own', async () => {
     const { doc } = await documentOf(mode);
-    expect(new Set(valuesOf(doc, 'format'))).toEqual(new Set(['date-time']));
+    expect(new Set(valuesOf(doc, 'format'))).toEqual(new Set(['date', 'date-time']));
     expect(valuesOf(doc, 'error').every((v) => typeof v === 'object')).toBe(true);
     const { url, custom_code, source } = doc.components.schemas.ShortenRequest.properties;
     expect(url).toMatchObject({ type: 'string', maxLength: URL_MAX_LENGTH });
@@ -236,8 +269,9 @@ describe.each(['accounts', 'open'] as const)('GET /api/openapi.json (%s mode)', 
         const headers = Object.keys(response.headers ?? {});
         if (status === '429') expect(headers).toEqual(['Retry-After']);
         if (status === '500') expect(headers).toEqual(['X-Request-Id']);
-        // Login's 401 is "Invalid credentials", not a missing token.
-        if (status === '401' && name !== 'POST /api/auth/login') {
+        // Login's 401 is "Invalid credentials", and a protected link's a wrong password,
+        // not a missing token.
+        if (status === '401' && name !== 'POST /api/auth/login' && name !== 'POST /{code}') {
           expect(response.headers['WWW-Authenticate'].schema.const).toBe('Bearer');
         }
         for (const header of Object.values(response.headers ?? {}) as Json[]) {
@@ -268,13 +302,18 @@ describe.each(['accounts', 'open'] as const)('GET /api/openapi.json (%s mode)', 
   test(
     mode === 'accounts'
       ? 'declares the bearer scheme on the link routes, and none on the public ones'
-      : 'declares every operation public, and no security scheme',
+      : 'declares every operation public but changes to links, which take the admin token',
     async () => {
       const { doc } = await documentOf(mode);
       for (const [name, op] of operations(doc)) {
         const protectedRoute =
           mode === 'accounts' && (name.includes('/api/links') || name === 'POST /api/shorten');
-        expect([name, op.security]).toEqual([name, protectedRoute ? [{ bearer: [] }] : []]);
+        const adminRoute =
+          mode === 'open' && (name.startsWith('PATCH /api/links') || name.startsWith('DELETE '));
+        expect([name, op.security]).toEqual([
+          name,
+          protectedRoute ? [{ bearer: [] }] : adminRoute ? [{ adminToken: [] }] : [],
+        ]);
       }
       if (mode === 'accounts') {
         expect(doc.components.securitySchemes.bearer).toMatchObject({
@@ -283,7 +322,11 @@ describe.each(['accounts', 'open'] as const)('GET /api/openapi.json (%s mode)', 
           bearerFormat: 'JWT',
         });
       } else {
-        expect(doc.components.securitySchemes).toBeUndefined();
+        expect(Object.keys(doc.components.securitySchemes)).toEqual(['adminToken']);
+        expect(doc.components.securitySchemes.adminToken).toMatchObject({
+          type: 'http',
+          scheme: 'bearer',
+        });
       }
     },
   );

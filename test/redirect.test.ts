@@ -146,8 +146,30 @@ describe.each(['accounts', 'open'] as const)('GET /{code} (%s mode)', (mode) => 
 
   test('no IP address is stored', async () => {
     const { app } = await setup(mode);
+    // Only the country the address was in is kept, in the log and in the records.
     expect(await app.columns('clicks')).toEqual(
-      ['created_at', 'id', 'link_id', 'query_source', 'referrer', 'source', 'user_agent'].sort(),
+      [
+        'country',
+        'created_at',
+        'id',
+        'link_id',
+        'query_source',
+        'referrer',
+        'source',
+        'user_agent',
+      ].sort(),
+    );
+    expect(await app.columns('click_records')).toEqual(
+      [
+        'agent',
+        'country',
+        'created_at',
+        'id',
+        'link_id',
+        'query_source',
+        'referrer',
+        'source',
+      ].sort(),
     );
   });
 });

@@ -22,7 +22,11 @@ async function open(backend: Backend, url?: string): Promise<Store> {
   const store =
     backend === 'sqlite'
       ? openSqlite({ path: ':memory:', durability: 'normal' })
-      : await openPostgres({ url: url ?? (await freshSchemaUrl()), pool: 2 });
+      : await openPostgres({
+          url: url ?? (await freshSchemaUrl()),
+          pool: 2,
+          analyticsIntervalMs: 0,
+        });
   atCleanUp(() => store.close());
   return store;
 }
@@ -30,11 +34,13 @@ async function open(backend: Backend, url?: string): Promise<Store> {
 /** The click log as rows, oldest first, with the Click field names. */
 async function clickRows(store: Store): Promise<Click[]> {
   const columns =
-    'link_id AS "linkId", source, query_source AS "querySource", referrer, user_agent AS "userAgent", created_at AS "createdAt"';
+    'link_id AS "linkId", source, query_source AS "querySource", referrer, user_agent AS "userAgent", created_at AS "createdAt", NULL AS address, country, false AS limited';
   if (store.kind === 'sqlite') {
-    return (store as SqliteStore).sqlite
-      .query(`SELECT ${columns} FROM clicks ORDER BY id`)
-      .all() as Click[];
+    return (
+      (store as SqliteStore).sqlite
+        .query(`SELECT ${columns} FROM clicks ORDER BY id`)
+        .all() as Click[]
+    ).map((row) => ({ ...row, limited: Boolean(row.limited) }));
   }
   const rows: Click[] = await (store as PostgresStore).client.unsafe(
     `SELECT ${columns.replace('created_at AS', 'created_at::float8 AS')} FROM clicks ORDER BY id`,
@@ -274,7 +280,7 @@ describe('PostgreSQL: several stores on one database', () => {
     const applied = await (stores[0] as PostgresStore).client.unsafe(
       `SELECT count(*)::int AS n FROM "${schema}".__drizzle_migrations`,
     );
-    expect(applied[0].n).toBe(2);
+    expect(applied[0].n).toBe(3);
   });
 
   test('counts stay exact when several stores write clicks of the same links at once', async () => {

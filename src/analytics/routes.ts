@@ -1,6 +1,7 @@
 // GET /api/links/{code}/stats and /api/links/{code}/clicks.csv: a link's traffic. They
 // follow the list: the owner only in accounts mode, open in open mode.
 
+import { Type } from '@sinclair/typebox';
 import { Elysia, t } from 'elysia';
 import { ownerPlugin } from '../auth/owner.ts';
 import type { TokenKey } from '../auth/tokens.ts';
@@ -32,7 +33,7 @@ export function statsRoutes(options: { mode: Mode; store: Store; secret: TokenKe
     mode === 'accounts'
       ? 'Only the owner: another user’s link is 404.'
       : 'Open to all, as the list is.';
-  const Entry = t.Object({ value: t.String(), clicks: t.Integer() });
+  const Entry = t.Object({ value: t.String(), clicks: Type.Integer() });
   const Top = t.Array(Entry, { description: 'At most 10, most clicks first.' });
 
   return new Elysia({ name: 'kurz/stats', seed: mode })
@@ -68,17 +69,17 @@ export function statsRoutes(options: { mode: Mode; store: Store; secret: TokenKe
               short_code: t.String(),
               from: t.String({ format: 'date' }),
               to: t.String({ format: 'date' }),
-              clicks: t.Integer({ description: 'All-time clicks.' }),
+              clicks: Type.Integer({ description: 'All-time clicks.' }),
               range: t.Object(
-                { clicks: t.Integer(), humans: t.Integer(), bots: t.Integer() },
+                { clicks: Type.Integer(), humans: Type.Integer(), bots: Type.Integer() },
                 { description: 'Clicks in the range, split into people and bots.' },
               ),
               days: t.Array(
                 t.Object({
                   date: t.String({ format: 'date' }),
-                  clicks: t.Integer(),
-                  humans: t.Integer(),
-                  bots: t.Integer(),
+                  clicks: Type.Integer(),
+                  humans: Type.Integer(),
+                  bots: Type.Integer(),
                 }),
                 { description: 'Every day of the range, oldest first, zeros included.' },
               ),

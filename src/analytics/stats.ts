@@ -100,7 +100,10 @@ export function buildStats(
     else if (row.dimension === Dimension.bots) bots[i] = (bots[i] as number) + row.clicks;
     else {
       let values = byDimension.get(row.dimension);
-      if (values === undefined) byDimension.set(row.dimension, (values = new Map()));
+      if (values === undefined) {
+        values = new Map();
+        byDimension.set(row.dimension, values);
+      }
       values.set(row.value, (values.get(row.value) ?? 0) + row.clicks);
     }
   }

@@ -19,7 +19,7 @@ import {
   storable,
 } from '../domain/sources.ts';
 import { BODY_DEADLINE_MS, readBodyText } from '../http/body.ts';
-import { errorResponses, withHeaderSchemas } from '../http/model.ts';
+import { errorResponses, ResponseHeaders, withHeaderSchemas } from '../http/model.ts';
 import { errorResponse } from '../http/responses.ts';
 import {
   type AbuseLimits,
@@ -298,11 +298,14 @@ export function redirectRoutes(redirects: Redirects, mode: Mode) {
             contentMediaType: 'text/html',
             description: 'A wrong password: the page again, with a message.',
           }),
-          429: t.String({
-            contentMediaType: 'text/html',
-            description:
-              'Too many wrong passwords for this link from this client: the page with a message, and Retry-After.',
-          }),
+          429: withHeaderSchemas(
+            t.String({
+              contentMediaType: 'text/html',
+              description:
+                'Too many wrong passwords for this link from this client: the page with a message.',
+            }),
+            { 'Retry-After': ResponseHeaders.retryAfter },
+          ),
           ...errorResponses(404, 410, 413, 500, 503),
         },
         detail: {
