@@ -1,6 +1,7 @@
 // Several kurz processes on one PostgreSQL database, as a deployment behind a load
-// balancer runs them: counts, custom codes, new links, the token key and paging must
-// agree whichever instance answers, with no instance remembering what another did.
+// balancer runs them: counts, custom codes, new links, the token key, paging, changes,
+// deletions and click limits must agree whichever instance answers, with no instance
+// remembering what another did.
 
 import { afterEach, beforeAll, describe, expect, test } from 'bun:test';
 import { existsSync } from 'node:fs';
@@ -280,6 +281,102 @@ describe.each(MODES)('%s mode, two instances on one database', (mode) => {
       }
       expect(walked).toEqual(whole.json);
     }
+  }, 30_000);
+});
+
+/** Open mode's link management token, given to every instance (--admin-token). */
+const ADMIN_TOKEN = 'instances-admin-token-0123456789abcdef';
+
+/** `status location` of a follow of `code` on `node` (`status error` when not sent on). */
+async function follows(node: Running, code: string, method = 'GET'): Promise<string> {
+  const answer = await call(node.url, method, `/${code}`);
+  if (answer.status === 307) return `307 ${answer.headers.get('location')}`;
+  return `${answer.status} ${answer.json?.error ?? ''}`.trim();
+}
+
+/** Waits at most a second (the interface's promise) for `node` to answer `expected` for `code`. */
+async function withinASecond(node: Running, code: string, expected: string, after: string) {
+  let last = '';
+  await eventually(
+    async () => {
+      last = await follows(node, code);
+      return last === expected;
+    },
+    () => `"${expected}" within 1 s after ${after}; the last answer was "${last}"`,
+    1000,
+  );
+}
+
+describe.each(MODES)('%s mode, links managed and expiring on two instances', (mode) => {
+  /** Two instances on a fresh database; `token` manages links (the owner's, or the admin token). */
+  async function pair() {
+    const db = await freshDatabase();
+    const args = ['--mode', mode, '--rate-limits', 'off'];
+    if (mode === 'open') args.push('--admin-token', ADMIN_TOKEN);
+    const [a, b] = (await instances(2, db, args)) as [Running, Running];
+    const owner = await userOn(a, mode, 'manager@example.com');
+    return { a, b, owner, token: mode === 'accounts' ? owner : ADMIN_TOKEN };
+  }
+
+  test('max_clicks is exact across instances: of 200 visitors at once, half on each, 10 are sent on', async () => {
+    const { a, b, owner, token } = await pair();
+    const made = await call(a.url, 'POST', '/api/shorten', {
+      json: { url: 'https://example.com/rush', custom_code: 'rush', max_clicks: 10 },
+      token: owner,
+    });
+    expect(made.status).toBe(201);
+    // Both instances have the link cached (a HEAD counts nothing) before the rush.
+    expect(await follows(a, 'rush', 'HEAD')).toBe('307 https://example.com/rush');
+    expect(await follows(b, 'rush', 'HEAD')).toBe('307 https://example.com/rush');
+
+    const answers = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => follows(i % 2 === 0 ? a : b, 'rush')),
+    );
+    expect(tally(answers)).toEqual({ '307 https://example.com/rush': 10, '410 Link expired': 190 });
+    expect(await clicksOn(a, owner)).toEqual({ rush: 10 });
+    expect(await clicksOn(b, owner)).toEqual({ rush: 10 });
+    const detail = await call(b.url, 'GET', '/api/links/rush', { token });
+    expect(detail.json).toMatchObject({ clicks: 10, max_clicks: 10, status: 'expired' });
+  }, 30_000);
+
+  test('a change made on A is followed by B within a second, though B had the link cached', async () => {
+    const { a, b, owner, token } = await pair();
+    const made = await call(a.url, 'POST', '/api/shorten', {
+      json: { url: 'https://example.com/old', custom_code: 'moving' },
+      token: owner,
+    });
+    expect(made.status).toBe(201);
+    expect(await follows(b, 'moving')).toBe('307 https://example.com/old');
+
+    /** PATCHes the link on A, then waits (at most a second) for B to answer `expected`. */
+    const changeOnA = async (body: Record<string, unknown>, expected: string) => {
+      const changed = await call(a.url, 'PATCH', '/api/links/moving', { json: body, token });
+      expect(changed.status).toBe(200);
+      await withinASecond(b, 'moving', expected, `PATCH ${JSON.stringify(body)} on A`);
+    };
+    await changeOnA({ url: 'https://example.com/new' }, '307 https://example.com/new');
+    await changeOnA({ password: 'let me in' }, '200');
+    await changeOnA({ password: null }, '307 https://example.com/new');
+    await changeOnA({ expires_at: '2020-01-01T00:00:00Z' }, '410 Link expired');
+    await changeOnA({ expires_at: null }, '307 https://example.com/new');
+  }, 30_000);
+
+  test('a delete on A makes B answer 404 within a second, though B had the link cached', async () => {
+    const { a, b, owner, token } = await pair();
+    for (const code of ['doomed', 'kept']) {
+      const made = await call(a.url, 'POST', '/api/shorten', {
+        json: { url: `https://example.com/${code}`, custom_code: code },
+        token: owner,
+      });
+      expect(made.status).toBe(201);
+      expect(await follows(b, code)).toBe(`307 https://example.com/${code}`);
+    }
+    const removed = await call(a.url, 'DELETE', '/api/links/doomed', { token });
+    expect(removed.status).toBe(204);
+    await withinASecond(b, 'doomed', '404 Not found', 'the DELETE on A');
+    expect((await call(b.url, 'GET', '/api/links/doomed', { token })).status).toBe(404);
+    expect(await clicksOn(b, owner)).toEqual({ kept: 1 });
+    expect(await follows(b, 'kept')).toBe('307 https://example.com/kept');
   }, 30_000);
 });
 
