@@ -46,6 +46,38 @@ async function openTestPostgres(log: Logger): Promise<Store> {
   return store;
 }
 
+/**
+ * A fresh store of the kind TestApp.init opens (SQLite in memory, or a PostgreSQL schema,
+ * closed when the test finishes), whose click log is moved into click records and day
+ * rollups only when the test calls `store.rollUpClicks()`: for tests that must see clicks
+ * still in the log. `TestApp.init(mode, { store: await storeMovedByHand() })`.
+ */
+export async function storeMovedByHand(): Promise<Store> {
+  if (TEST_STORE === 'sqlite') {
+    return openSqlite({ path: ':memory:', durability: 'normal', rollup: { intervalMs: 0 } });
+  }
+  const url = await freshSchemaUrl();
+  const store = await openPostgres({
+    url,
+    pool: 2,
+    log: new MemoryLogger(),
+    analyticsIntervalMs: 0,
+  });
+  postgresUrls.set(store, url);
+  const close = async () => {
+    await store.close();
+    await queryClients.get(store)?.close({ timeout: 1 });
+    queryClients.delete(store);
+  };
+  try {
+    onTestFinished(close);
+  } catch {
+    // Not in a test: closed when the run ends.
+  }
+  atCleanUp(close);
+  return store;
+}
+
 /** One connection per PostgreSQL store for query(), opened on first use. */
 const queryClients = new Map<Store, SQL>();
 
