@@ -4,9 +4,11 @@
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Browser, BrowserContextOptions, Locator, Page } from 'playwright-core';
-import { call, type Running, startKurz } from './support/binary.ts';
+import { call, eventually, type Running, startKurz } from './support/binary.ts';
 import {
+  click,
   createLinks,
+  HUMAN_AGENT,
   launchBrowser,
   PASSWORD,
   registerUser,
@@ -24,6 +26,7 @@ interface PageElement {
   clientWidth: number;
   matches(selector: string): boolean;
   closest(selector: string): PageElement | null;
+  getAttribute(name: string): string | null;
 }
 interface PageImage extends PageElement {
   src: string;
@@ -36,6 +39,7 @@ declare const document: {
   body: PageElement;
   documentElement: PageElement;
   getElementById(id: string): PageElement | null;
+  querySelector(selector: string): PageElement | null;
   querySelectorAll(selector: string): { length: number };
 };
 declare const window: { innerWidth: number; sameDocument?: boolean };
@@ -43,6 +47,7 @@ declare const localStorage: {
   getItem(key: string): string | null;
   setItem(key: string, value: string): void;
 };
+declare const sessionStorage: { getItem(key: string): string | null };
 declare const navigator: { clipboard: { readText(): Promise<string> } };
 declare const Image: new () => PageImage;
 declare function getComputedStyle(element: PageElement): {
@@ -121,13 +126,13 @@ function escapeRegExp(text: string) {
 
 async function register(page: Page, email: string) {
   await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
   await page.getByRole('button', { name: 'Register' }).click();
   await page.getByRole('button', { name: 'Log out' }).waitFor();
 }
 
 async function shorten(page: Page, fields: { url: string; code?: string; source?: string }) {
-  await page.getByLabel('URL').fill(fields.url);
+  await page.getByLabel('URL', { exact: true }).fill(fields.url);
   await page.getByLabel('Custom code').fill(fields.code ?? '');
   await page.getByLabel('Source').fill(fields.source ?? '');
   await page.getByRole('button', { name: 'Shorten' }).click();
@@ -197,7 +202,7 @@ describe('web UI, accounts mode', () => {
             source: 'newsletter',
           });
           expect(custom).toBe(`${base}/launch`);
-          expect(await page.getByLabel('URL').inputValue()).toBe(''); // the form is ready again
+          expect(await page.getByLabel('URL', { exact: true }).inputValue()).toBe(''); // the form is ready again
 
           // Both are listed, newest first, with target, local time and clicks.
           await page.waitForFunction(() => document.querySelectorAll('#link-rows tr').length === 2);
@@ -244,7 +249,9 @@ describe('web UI, accounts mode', () => {
           const alert = page.getByRole('alert').filter({ hasText: 'Custom code already taken' });
           await alert.waitFor();
           expect(await alert.getAttribute('id')).toBe('shorten-error');
-          expect(await page.getByLabel('URL').inputValue()).toBe('https://example.com/other');
+          expect(await page.getByLabel('URL', { exact: true }).inputValue()).toBe(
+            'https://example.com/other',
+          );
 
           // Log out: back to the login form, the token gone, nothing of Ann's left shown.
           await page.getByRole('button', { name: 'Log out' }).click();
@@ -256,7 +263,7 @@ describe('web UI, accounts mode', () => {
 
           // Log in again: the same two links.
           await page.getByLabel('Email').fill('ann@example.com');
-          await page.getByLabel('Password').fill(PASSWORD);
+          await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
           await page.getByRole('button', { name: 'Log in' }).click();
           await page.getByRole('button', { name: 'Log out' }).waitFor();
           await page.waitForFunction(() => document.querySelectorAll('#link-rows tr').length === 2);
@@ -276,7 +283,7 @@ describe('web UI, accounts mode', () => {
         await registerUser(kurz.url, 'bob@example.com');
         await page.goto(kurz.url);
         await page.getByLabel('Email').fill('bob@example.com');
-        await page.getByLabel('Password').fill('not the password');
+        await page.getByLabel('Password', { exact: true }).fill('not the password');
         await page.getByRole('button', { name: 'Log in' }).click();
         await waitForText(page.getByRole('alert'), 'Invalid credentials');
 
@@ -323,7 +330,7 @@ describe('web UI, open mode', () => {
       await withKurz(['--mode', 'open'], async (kurz, page) => {
         await createLinks(kurz.url, [{ url: 'https://example.com/made-by-the-api' }]);
         await page.goto(kurz.url);
-        await page.getByLabel('URL').waitFor();
+        await page.getByLabel('URL', { exact: true }).waitFor();
         await rows(page).first().waitFor();
         // Nothing visible moved while the page loaded and filled in.
         const shift = await page.evaluate(
@@ -338,7 +345,7 @@ describe('web UI, open mode', () => {
         );
         expect(shift).toBe(0);
         expect(await page.getByLabel('Email').isVisible()).toBe(false);
-        expect(await page.getByLabel('Password').isVisible()).toBe(false);
+        expect(await page.getByLabel('Password', { exact: true }).isVisible()).toBe(false);
         expect(await page.getByRole('button', { name: 'Log out' }).isVisible()).toBe(false);
         expect(await page.getByRole('heading', { name: 'All links' }).isVisible()).toBe(true);
 
@@ -606,3 +613,614 @@ describe('pages of other origins', () => {
     TIMEOUT,
   );
 });
+
+// ---- The actions of a listed link: Edit, Delete and Stats, in both modes, at a desktop
+// and a phone width.
+
+/** Open mode's admin token in these tests (kurz wants 32 characters at least). */
+const ADMIN_TOKEN = 'the-admin-token-of-this-test-kurz-0123';
+const ADMIN_TOKEN_REFUSED =
+  'The admin token was not accepted (Unauthorized), so it has been forgotten. Enter the token kurz was started with.';
+const CSV_HEADER = 'time,source,query_source,referrer,referrer_host,browser,os,device,country,bot';
+const VIEWPORTS = [
+  ['desktop', { width: 1280, height: 800 }],
+  ['phone', { width: 375, height: 740 }],
+] as const;
+
+/** Each test of these: its viewport, a known time zone, and downloads allowed. */
+const contextAt = (viewport: { width: number; height: number }): BrowserContextOptions => ({
+  viewport,
+  timezoneId: 'Europe/Berlin',
+  acceptDownloads: true,
+});
+
+/** Opens the page on the list, with `codes` shown. */
+async function openList(page: Page, url: string, codes: string[]) {
+  await page.goto(url);
+  for (const code of codes) await rowOf(page, code).waitFor();
+}
+
+async function openEdit(page: Page, code: string) {
+  await page.getByRole('button', { name: `Edit ${code}`, exact: true }).click();
+  const edit = page.getByRole('dialog', { name: `Edit ${code}` });
+  await edit.waitFor();
+  return edit;
+}
+
+/** Presses Save and returns the JSON of the PATCH it sent. */
+async function save(page: Page, edit: Locator) {
+  const [request] = await Promise.all([
+    page.waitForRequest((request) => request.method() === 'PATCH'),
+    edit.getByRole('button', { name: 'Save' }).click(),
+  ]);
+  return request.postDataJSON();
+}
+
+/** Saves and waits for the dialog to close; returns what was sent. */
+async function saveOk(page: Page, edit: Locator) {
+  const sent = await save(page, edit);
+  await edit.waitFor({ state: 'hidden' });
+  return sent;
+}
+
+const badgesOf = (page: Page, code: string) =>
+  rowOf(page, code).locator('.badge').allTextContents();
+
+async function waitForBadges(page: Page, code: string, expected: string[]) {
+  let seen: string[] = [];
+  await eventually(
+    async () => {
+      seen = await badgesOf(page, code);
+      return JSON.stringify(seen) === JSON.stringify(expected);
+    },
+    () => `badges of ${code}: ${JSON.stringify(expected)}, seen ${JSON.stringify(seen)}`,
+  );
+}
+
+/** The aria-label (or text) of the focused element. */
+const focusedName = (page: Page) =>
+  page.evaluate(() => {
+    const element = document.activeElement;
+    return element?.getAttribute('aria-label') ?? element?.textContent ?? null;
+  });
+
+/** Neither the page nor an open dialog scrolls sideways. */
+const fitsWidth = (page: Page) =>
+  page.evaluate(() => {
+    const open = document.querySelector('dialog[open]');
+    return (
+      document.documentElement.scrollWidth <= window.innerWidth &&
+      (open === null || open.scrollWidth <= open.clientWidth)
+    );
+  });
+
+/** Where a short link sends a visitor now: status and Location. */
+async function follow(base: string, code: string) {
+  const reply = await call(base, 'GET', `/${code}`);
+  return { status: reply.status, location: reply.headers.get('location') };
+}
+
+const utcDay = (offsetDays = 0) =>
+  new Date(Date.now() + offsetDays * 86_400_000).toISOString().slice(0, 10);
+
+for (const [size, viewport] of VIEWPORTS) {
+  describe(`link actions, accounts mode, ${size} (${viewport.width} px)`, () => {
+    test(
+      'Edit changes the target, expiry, click limit and password, sending only what changed',
+      async () => {
+        await withKurz(
+          ['--mode', 'accounts'],
+          async (kurz, page) => {
+            await page.goto(kurz.url);
+            await register(page, 'ed@example.com');
+            const token = (await page.evaluate(() => localStorage.getItem('kurz.token'))) ?? '';
+            await createLinks(
+              kurz.url,
+              [
+                { url: `${TARGET}/limited`, custom_code: 'limited' },
+                { url: `${TARGET}/old`, custom_code: 'promo' },
+              ],
+              token,
+            );
+            await click(kurz.url, 'limited', 2);
+            await openList(page, kurz.url, ['promo', 'limited']);
+            expect(await badgesOf(page, 'promo')).toEqual([]);
+
+            // By keyboard: Enter opens the dialog on the target; a refused URL gets the
+            // server's message in the dialog; Escape closes it, focus back on Edit.
+            await page.getByRole('button', { name: 'Edit promo', exact: true }).focus();
+            await page.keyboard.press('Enter');
+            let edit = page.getByRole('dialog', { name: 'Edit promo' });
+            await edit.waitFor();
+            expect(await page.evaluate(() => document.activeElement?.id)).toBe('edit-url');
+            expect(await edit.getByLabel('Target URL').inputValue()).toBe(`${TARGET}/old`);
+            expect(await fitsWidth(page)).toBe(true);
+            await edit.getByLabel('Target URL').fill('ftp://example.com/file');
+            await save(page, edit);
+            await waitForText(edit.getByRole('alert'), 'URL must start with http:// or https://');
+            await page.keyboard.press('Escape');
+            await edit.waitFor({ state: 'hidden' });
+            expect(await focusedName(page)).toBe('Edit promo');
+            expect(await rowOf(page, 'promo').locator('a.target').textContent()).toBe(
+              `${TARGET}/old`,
+            );
+
+            // A new target: only `url` is sent, the row shows it, the short link follows it.
+            edit = await openEdit(page, 'promo');
+            await edit.getByLabel('Target URL').fill(`${TARGET}/new`);
+            expect(await saveOk(page, edit)).toEqual({ url: `${TARGET}/new` });
+            await waitForText(rowOf(page, 'promo').locator('a.target'), `${TARGET}/new`);
+            await waitForText(page.locator('#list-status'), 'Saved promo.');
+            expect(await focusedName(page)).toBe('Edit promo');
+            expect(await follow(kurz.url, 'promo')).toEqual({
+              status: 307,
+              location: `${TARGET}/new`,
+            });
+
+            // An expiry, typed in the viewer's time zone (Berlin, UTC+2 in June), sent in UTC.
+            edit = await openEdit(page, 'promo');
+            expect(await edit.getByLabel('Never').isChecked()).toBe(true);
+            expect(await edit.getByLabel('Date and time').isVisible()).toBe(false);
+            await edit.getByLabel('At a time').check();
+            await edit.getByLabel('Date and time').fill('2030-06-01T12:00');
+            expect(await saveOk(page, edit)).toEqual({ expires_at: '2030-06-01T10:00:00.000Z' });
+            await waitForText(page.locator('#list-status'), 'Saved promo.');
+            expect(await badgesOf(page, 'promo')).toEqual([]);
+
+            // It opens with that time, in local time again; one in the past expires the link.
+            edit = await openEdit(page, 'promo');
+            expect(await edit.getByLabel('At a time').isChecked()).toBe(true);
+            expect(await edit.getByLabel('Date and time').inputValue()).toBe('2030-06-01T12:00');
+            await edit.getByLabel('Date and time').fill('2020-01-01T00:00');
+            expect(await saveOk(page, edit)).toEqual({ expires_at: '2019-12-31T23:00:00.000Z' });
+            await waitForBadges(page, 'promo', ['Expired']);
+            expect((await follow(kurz.url, 'promo')).status).toBe(410);
+
+            // Never again: null is sent, the badge goes, the link works.
+            edit = await openEdit(page, 'promo');
+            await edit.getByLabel('Never').check();
+            expect(await saveOk(page, edit)).toEqual({ expires_at: null });
+            await waitForBadges(page, 'promo', []);
+            expect((await follow(kurz.url, 'promo')).status).toBe(307);
+
+            // A click limit the link has reached already (its 2 clicks count): Expired.
+            edit = await openEdit(page, 'limited');
+            await edit.getByLabel('Max clicks').fill('2');
+            expect(await saveOk(page, edit)).toEqual({ max_clicks: 2 });
+            await waitForBadges(page, 'limited', ['Expired']);
+            expect(await rowOf(page, 'limited').locator('.badge').getAttribute('title')).toBe(
+              'Reached its limit of 2 clicks',
+            );
+            expect((await follow(kurz.url, 'limited')).status).toBe(410);
+            // A value the server refuses: its message, in the dialog.
+            edit = await openEdit(page, 'limited');
+            expect(await edit.getByLabel('Max clicks').inputValue()).toBe('2');
+            await edit.getByLabel('Max clicks').fill('0');
+            await save(page, edit);
+            await waitForText(
+              edit.getByRole('alert'),
+              'max_clicks must be a whole number from 1 to 1000000000',
+            );
+            // Emptied: no limit.
+            await edit.getByLabel('Max clicks').fill('');
+            expect(await saveOk(page, edit)).toEqual({ max_clicks: null });
+            await waitForBadges(page, 'limited', []);
+
+            // A password: the badge, and the short link asks for it; then removed.
+            edit = await openEdit(page, 'promo');
+            expect(await edit.getByText('This link has no password.').isVisible()).toBe(true);
+            expect(await edit.getByLabel('Remove it').isVisible()).toBe(false);
+            await edit.getByLabel('Set a new one').check();
+            await edit.getByLabel('New password').fill('open sesame');
+            expect(await saveOk(page, edit)).toEqual({ password: 'open sesame' });
+            await waitForBadges(page, 'promo', ['Password']);
+            const asked = await follow(kurz.url, 'promo');
+            expect(asked.status).toBe(200);
+            expect(asked.location).toBeNull();
+
+            edit = await openEdit(page, 'promo');
+            expect(await edit.getByText('This link has a password.').isVisible()).toBe(true);
+            expect(await edit.getByLabel('Keep as it is').isChecked()).toBe(true);
+            expect(await fitsWidth(page)).toBe(true);
+            await edit.getByLabel('Remove it').check();
+            expect(await saveOk(page, edit)).toEqual({ password: null });
+            await waitForBadges(page, 'promo', []);
+            expect((await follow(kurz.url, 'promo')).status).toBe(307);
+
+            // Nothing changed: nothing sent.
+            edit = await openEdit(page, 'promo');
+            await edit.getByRole('button', { name: 'Save' }).click();
+            await edit.waitFor({ state: 'hidden' });
+            await waitForText(
+              page.locator('#list-status'),
+              'Nothing was changed, so promo was not saved.',
+            );
+            expect(await fitsWidth(page)).toBe(true);
+          },
+          contextAt(viewport),
+        );
+      },
+      TIMEOUT,
+    );
+
+    test(
+      'Delete asks first, naming the link; confirmed, the row and its count go',
+      async () => {
+        await withKurz(
+          ['--mode', 'accounts'],
+          async (kurz, page) => {
+            const token = await registerUser(kurz.url, 'del@example.com');
+            await page.addInitScript(
+              ([value]) => {
+                localStorage.setItem('kurz.token', value ?? '');
+                localStorage.setItem('kurz.email', 'del@example.com');
+              },
+              [token],
+            );
+            await createLinks(
+              kurz.url,
+              ['first', 'second', 'third'].map((code) => ({
+                url: `${TARGET}/${code}`,
+                custom_code: code,
+              })),
+              token,
+            );
+            await openList(page, kurz.url, ['first', 'second', 'third']);
+            await waitForText(page.locator('#range'), '1–3 of 3');
+
+            // Cancel (focused first, so Enter deletes nothing) keeps everything.
+            await page.getByRole('button', { name: 'Delete second', exact: true }).click();
+            const confirm = page.getByRole('dialog', { name: 'Delete second?' });
+            await confirm.waitFor();
+            expect(await confirm.locator('#delete-what').textContent()).toBe(
+              `http://localhost:${kurz.port}/second will stop working at once, and its clicks and stats will be deleted. This cannot be undone.`,
+            );
+            expect(await focusedName(page)).toBe('Cancel');
+            expect(await confirm.getByLabel('Admin token').isVisible()).toBe(false);
+            expect(await fitsWidth(page)).toBe(true);
+            await page.keyboard.press('Enter');
+            await confirm.waitFor({ state: 'hidden' });
+            expect(await focusedName(page)).toBe('Delete second');
+            expect(await shortCodes(page)).toEqual(['third', 'second', 'first']);
+
+            // Confirmed: gone from the list and the server; focus moves to the next row.
+            await page.getByRole('button', { name: 'Delete second', exact: true }).click();
+            await confirm.waitFor();
+            const [request] = await Promise.all([
+              page.waitForRequest((request) => request.method() === 'DELETE'),
+              confirm.getByRole('button', { name: 'Delete' }).click(),
+            ]);
+            expect(request.url()).toBe(`${kurz.url}/api/links/second`);
+            await confirm.waitFor({ state: 'hidden' });
+            await waitForText(page.locator('#list-status'), 'Deleted second.');
+            await waitForText(page.locator('#range'), '1–2 of 2');
+            expect(await shortCodes(page)).toEqual(['third', 'first']);
+            expect(await focusedName(page)).toBe('Delete first');
+            expect((await call(kurz.url, 'GET', '/api/links/second', { token })).status).toBe(404);
+            expect((await follow(kurz.url, 'second')).status).toBe(404);
+
+            // The last ones: focus goes to the row before, then to the list's heading.
+            for (const [code, next] of [
+              ['first', 'Delete third'],
+              ['third', null],
+            ] as const) {
+              await page.getByRole('button', { name: `Delete ${code}`, exact: true }).click();
+              const dialog = page.getByRole('dialog', { name: `Delete ${code}?` });
+              await dialog.getByRole('button', { name: 'Delete' }).click();
+              await dialog.waitFor({ state: 'hidden' });
+              if (next !== null) expect(await focusedName(page)).toBe(next);
+            }
+            await page.getByText('No links yet.', { exact: false }).waitFor();
+            expect(await page.evaluate(() => document.activeElement?.id)).toBe('list-title');
+          },
+          contextAt(viewport),
+        );
+      },
+      TIMEOUT,
+    );
+
+    test(
+      'Stats show totals, humans and bots, a bar per day, the top lists and a CSV download',
+      async () => {
+        await withKurz(
+          ['--mode', 'accounts'],
+          async (kurz, page) => {
+            const token = await registerUser(kurz.url, 'stats@example.com');
+            await page.addInitScript(
+              ([value]) => localStorage.setItem('kurz.token', value ?? ''),
+              [token],
+            );
+            await createLinks(
+              kurz.url,
+              [{ url: `${TARGET}/launch`, custom_code: 'launch', source: 'newsletter' }],
+              token,
+            );
+            const before = utcDay();
+            await click(kurz.url, 'launch', 2, { userAgent: HUMAN_AGENT });
+            await click(kurz.url, 'launch', 1, { userAgent: HUMAN_AGENT, source: 'qr' });
+            await click(kurz.url, 'launch', 1); // Bun's own User-Agent: a bot
+            const today = utcDay();
+            await openList(page, kurz.url, ['launch']);
+
+            const statsButton = page.getByRole('button', { name: 'Stats for launch' });
+            await statsButton.click();
+            const stats = page.getByRole('dialog', { name: 'Stats for launch' });
+            await stats.waitFor();
+            await waitForText(stats.locator('#stats-all-time'), '4');
+            expect(await stats.locator('#stats-range-total').textContent()).toBe('4');
+            expect(await stats.locator('#stats-humans').textContent()).toBe('3 (75%)');
+            expect(await stats.locator('#stats-bots').textContent()).toBe('1 (25%)');
+            expect(await stats.getByRole('radio', { name: '30 days' }).isChecked()).toBe(true);
+
+            // The chart: an image with a title and a description that says the numbers…
+            const chart = stats.getByRole('img');
+            expect(await chart.getAttribute('aria-labelledby')).toBe(
+              'stats-chart-title stats-chart-desc',
+            );
+            expect(await chart.locator('title').first().textContent()).toStartWith(
+              'Clicks per day, ',
+            );
+            expect(await chart.locator('desc').textContent()).toMatch(
+              /^4 clicks from .+ \(30 UTC days\): 3 by humans, 1 by bots\. Busiest day: .+, 4 clicks\.$/,
+            );
+            // … a column per day, today's with a bar of humans and one of bots on top.
+            expect(await chart.locator('g.day').count()).toBe(30);
+            const last = chart.locator('g.day').last();
+            expect([before, today]).toContain((await last.getAttribute('data-date')) ?? '');
+            expect(await last.locator('rect.bar-human').count()).toBe(1);
+            expect(await last.locator('rect.bar-bot').count()).toBe(1);
+            const heights = await last
+              .locator('rect.bar')
+              .evaluateAll((bars) => bars.map((bar) => Number(bar.getAttribute('height'))));
+            expect((heights[0] ?? 0) / (heights[1] ?? 1)).toBeCloseTo(3, 1);
+            expect(await chart.locator('g.day').first().locator('rect.bar').count()).toBe(0);
+
+            // The same as a table, behind a disclosure.
+            await stats.getByText('Clicks per day as a table').click();
+            const days = stats.locator('#stats-table tbody tr');
+            expect(await days.count()).toBe(30);
+            expect(await days.last().locator('td').allTextContents()).toEqual(['4', '3', '1']);
+
+            // The top lists, as tables.
+            const top = (name: string) =>
+              stats.getByRole('table', { name }).locator('tbody tr').first();
+            expect(await top('Sources').textContent()).toBe('newsletter4100%');
+            expect(await top('Query sources').textContent()).toBe('qr125%');
+            expect(await top('Referrers').textContent()).toBe('direct4100%');
+            expect(await top('Browsers').textContent()).toBe('Chrome375%');
+            expect(await stats.getByRole('heading', { name: 'Countries' }).isVisible()).toBe(true);
+            expect(await fitsWidth(page)).toBe(true);
+
+            // Other ranges: the last 7 days, then two days picked by hand.
+            await stats.getByText('7 days').click();
+            await eventually(
+              async () => (await chart.locator('g.day').count()) === 7,
+              'a chart of 7 days',
+            );
+            await stats.getByText('Custom').click();
+            await stats.getByLabel('From', { exact: true }).fill(utcDay(-1));
+            await stats.getByLabel('To', { exact: true }).fill(today);
+            await stats.getByRole('button', { name: 'Show' }).click();
+            await eventually(
+              async () => (await stats.getByRole('img').locator('g.day').count()) === 2,
+              'a chart of 2 days',
+            );
+            expect(await stats.locator('#stats-range-total').textContent()).toBe('4');
+            // From after To: the server's message.
+            await stats.getByLabel('From', { exact: true }).fill(utcDay(1));
+            await stats.getByRole('button', { name: 'Show' }).click();
+            await waitForText(
+              stats.getByRole('alert'),
+              'from and to must be dates (YYYY-MM-DD), from not after to, at most 366 days apart',
+            );
+
+            // The CSV, fetched with the token and saved from a blob: a header and 4 records.
+            const [download] = await Promise.all([
+              page.waitForEvent('download'),
+              stats.getByRole('button', { name: 'Download CSV' }).click(),
+            ]);
+            expect(download.suggestedFilename()).toBe('launch-clicks.csv');
+            const csv = await Bun.file(await download.path()).text();
+            const lines = csv.trimEnd().split('\n');
+            expect(lines[0]).toBe(CSV_HEADER);
+            expect(lines.length).toBe(5);
+            await waitForText(stats.getByRole('status'), 'Downloaded launch-clicks.csv.');
+
+            // Closed, focus is back on the Stats button.
+            await stats.getByRole('button', { name: 'Close' }).click();
+            await stats.waitFor({ state: 'hidden' });
+            expect(await focusedName(page)).toBe('Stats for launch');
+          },
+          contextAt(viewport),
+        );
+      },
+      TIMEOUT,
+    );
+  });
+
+  describe(`link actions, open mode, ${size} (${viewport.width} px)`, () => {
+    test(
+      'Edit and Delete ask for the admin token, keep it for the tab, and forget a wrong one',
+      async () => {
+        await withKurz(
+          ['--mode', 'open', '--admin-token', ADMIN_TOKEN],
+          async (kurz, page) => {
+            await createLinks(kurz.url, [
+              { url: `${TARGET}/beta`, custom_code: 'beta' },
+              { url: `${TARGET}/alpha`, custom_code: 'alpha' },
+            ]);
+            await openList(page, kurz.url, ['alpha', 'beta']);
+            const forget = page.getByRole('button', { name: 'Forget admin token' });
+            expect(await forget.isVisible()).toBe(false);
+
+            // No token yet: the dialog asks for it. A wrong one: refused, forgotten, asked again.
+            let edit = await openEdit(page, 'alpha');
+            const tokenField = edit.getByLabel('Admin token');
+            expect(await tokenField.isVisible()).toBe(true);
+            expect(await fitsWidth(page)).toBe(true);
+            await edit.getByLabel('Target URL').fill(`${TARGET}/alpha-2`);
+            await edit.getByRole('button', { name: 'Save' }).click(); // nothing sent without one
+            await waitForText(edit.getByRole('alert'), 'Enter the admin token to change links.');
+            await tokenField.fill('not-the-admin-token');
+            const [refused] = await Promise.all([
+              page.waitForResponse((response) => response.request().method() === 'PATCH'),
+              edit.getByRole('button', { name: 'Save' }).click(),
+            ]);
+            expect(refused.status()).toBe(401);
+            expect(refused.request().headers().authorization).toBe('Bearer not-the-admin-token');
+            await waitForText(edit.getByRole('alert'), ADMIN_TOKEN_REFUSED);
+            expect(await tokenField.inputValue()).toBe('');
+            expect(await page.evaluate(() => document.activeElement?.id)).toBe('edit-admin-token');
+            expect(await page.evaluate(() => sessionStorage.getItem('kurz.adminToken'))).toBeNull();
+
+            // The right one: saved, kept for this tab, the header offers to forget it.
+            await tokenField.fill(ADMIN_TOKEN);
+            expect(await saveOk(page, edit)).toEqual({ url: `${TARGET}/alpha-2` });
+            await waitForText(rowOf(page, 'alpha').locator('a.target'), `${TARGET}/alpha-2`);
+            expect(await follow(kurz.url, 'alpha')).toEqual({
+              status: 307,
+              location: `${TARGET}/alpha-2`,
+            });
+            expect(await page.evaluate(() => sessionStorage.getItem('kurz.adminToken'))).toBe(
+              ADMIN_TOKEN,
+            );
+            expect(await forget.isVisible()).toBe(true);
+
+            // Kept: not asked again. A password and a past expiry, and both badges.
+            edit = await openEdit(page, 'alpha');
+            expect(await edit.getByLabel('Admin token').isVisible()).toBe(false);
+            await edit.getByLabel('At a time').check();
+            await edit.getByLabel('Date and time').fill('2021-03-04T05:06');
+            await edit.getByLabel('Set a new one').check();
+            await edit.getByLabel('New password').fill('hunter2');
+            expect(await saveOk(page, edit)).toEqual({
+              expires_at: '2021-03-04T04:06:00.000Z',
+              password: 'hunter2',
+            });
+            await waitForBadges(page, 'alpha', ['Expired', 'Password']);
+            expect((await follow(kurz.url, 'alpha')).status).toBe(410);
+
+            // Delete with the kept token.
+            await page.getByRole('button', { name: 'Delete beta', exact: true }).click();
+            const confirm = page.getByRole('dialog', { name: 'Delete beta?' });
+            await confirm.waitFor();
+            expect(await confirm.getByLabel('Admin token').isVisible()).toBe(false);
+            const [deleted] = await Promise.all([
+              page.waitForResponse((response) => response.request().method() === 'DELETE'),
+              confirm.getByRole('button', { name: 'Delete' }).click(),
+            ]);
+            expect(deleted.status()).toBe(204);
+            expect(deleted.request().headers().authorization).toBe(`Bearer ${ADMIN_TOKEN}`);
+            await waitForText(page.locator('#range'), '1–1 of 1');
+            expect(await shortCodes(page)).toEqual(['alpha']);
+            expect((await follow(kurz.url, 'beta')).status).toBe(404);
+
+            // Forgotten by hand: asked for again.
+            await forget.click();
+            await forget.waitFor({ state: 'hidden' });
+            expect(await page.evaluate(() => sessionStorage.getItem('kurz.adminToken'))).toBeNull();
+            await page.getByRole('button', { name: 'Delete alpha', exact: true }).click();
+            const again = page.getByRole('dialog', { name: 'Delete alpha?' });
+            await again.waitFor();
+            expect(await again.getByLabel('Admin token').isVisible()).toBe(true);
+            expect(await page.evaluate(() => document.activeElement?.id)).toBe(
+              'delete-admin-token',
+            );
+            expect(await fitsWidth(page)).toBe(true);
+            await page.keyboard.press('Escape');
+            expect(await focusedName(page)).toBe('Delete alpha');
+          },
+          contextAt(viewport),
+        );
+      },
+      TIMEOUT,
+    );
+
+    test(
+      'without an admin token configured, Edit and Delete show the server’s 403 message',
+      async () => {
+        await withKurz(
+          ['--mode', 'open'],
+          async (kurz, page) => {
+            await createLinks(kurz.url, [{ url: `${TARGET}/kept`, custom_code: 'kept' }]);
+            await openList(page, kurz.url, ['kept']);
+            const edit = await openEdit(page, 'kept');
+            await edit.getByLabel('Target URL').fill(`${TARGET}/changed`);
+            await edit.getByLabel('Admin token').fill('any-token-at-all');
+            await save(page, edit);
+            await waitForText(
+              edit.getByRole('alert'),
+              'Link management needs an admin token in open mode',
+            );
+            await page.keyboard.press('Escape');
+
+            await page.getByRole('button', { name: 'Delete kept', exact: true }).click();
+            const confirm = page.getByRole('dialog', { name: 'Delete kept?' });
+            await confirm.waitFor();
+            await confirm.getByLabel('Admin token').fill('any-token-at-all');
+            await confirm.getByRole('button', { name: 'Delete' }).click();
+            await waitForText(
+              confirm.getByRole('alert'),
+              'Link management needs an admin token in open mode',
+            );
+            expect(await fitsWidth(page)).toBe(true);
+            await page.keyboard.press('Escape');
+            expect(await shortCodes(page)).toEqual(['kept']);
+            expect(await follow(kurz.url, 'kept')).toEqual({
+              status: 307,
+              location: `${TARGET}/kept`,
+            });
+          },
+          contextAt(viewport),
+        );
+      },
+      TIMEOUT,
+    );
+
+    test(
+      'Stats and the CSV need no token; open mode has no ?source= list',
+      async () => {
+        await withKurz(
+          ['--mode', 'open'],
+          async (kurz, page) => {
+            await createLinks(kurz.url, [
+              { url: `${TARGET}/open`, custom_code: 'opened', source: 'poster' },
+            ]);
+            await click(kurz.url, 'opened', 3, { userAgent: HUMAN_AGENT });
+            await openList(page, kurz.url, ['opened']);
+            await page.getByRole('button', { name: 'Stats for opened' }).click();
+            const stats = page.getByRole('dialog', { name: 'Stats for opened' });
+            await waitForText(stats.locator('#stats-all-time'), '3');
+            expect(await stats.locator('#stats-humans').textContent()).toBe('3 (100%)');
+            expect(await stats.locator('#stats-bots').textContent()).toBe('0 (0%)');
+            const last = stats.getByRole('img').locator('g.day').last();
+            expect(await last.locator('rect.bar-human').count()).toBe(1);
+            expect(await last.locator('rect.bar-bot').count()).toBe(0);
+            expect(
+              await stats
+                .getByRole('table', { name: 'Sources' })
+                .locator('tbody tr')
+                .first()
+                .textContent(),
+            ).toBe('poster3100%');
+            expect(await stats.getByRole('heading', { name: 'Query sources' }).count()).toBe(0);
+            expect(await fitsWidth(page)).toBe(true);
+
+            const [download] = await Promise.all([
+              page.waitForEvent('download'),
+              stats.getByRole('button', { name: 'Download CSV' }).click(),
+            ]);
+            const csv = await Bun.file(await download.path()).text();
+            expect(csv.split('\n')[0]).toBe(CSV_HEADER);
+            expect(csv.trimEnd().split('\n').length).toBe(4);
+            await page.keyboard.press('Escape');
+            await stats.waitFor({ state: 'hidden' });
+            expect(await focusedName(page)).toBe('Stats for opened');
+          },
+          contextAt(viewport),
+        );
+      },
+      TIMEOUT,
+    );
+  });
+}

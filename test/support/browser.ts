@@ -50,10 +50,24 @@ export async function createLinks(base: string, links: NewLink[], token?: string
   return made;
 }
 
+/** A desktop Chrome's User-Agent: clicks sent with it count as a person's, not a bot's. */
+export const HUMAN_AGENT =
+  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
+
+export interface ClickOptions {
+  /** The User-Agent sent; Bun's own (which is a bot's to kurz) when absent. */
+  userAgent?: string;
+  /** The redirect's `?source=` (kept in accounts mode only). */
+  source?: string;
+}
+
 /** Follows a short link `times` times without a browser, counting as many clicks. */
-export async function click(base: string, code: string, times = 1) {
+export async function click(base: string, code: string, times = 1, options: ClickOptions = {}) {
+  const query = options.source === undefined ? '' : `?source=${encodeURIComponent(options.source)}`;
+  const headers: Record<string, string> = {};
+  if (options.userAgent !== undefined) headers['user-agent'] = options.userAgent;
   for (let i = 0; i < times; i++) {
-    const reply = await fetch(`${base}/${code}`, { redirect: 'manual' });
+    const reply = await fetch(`${base}/${code}${query}`, { redirect: 'manual', headers });
     if (reply.status !== 307) throw new Error(`redirect of ${code} gave ${reply.status}`);
   }
 }

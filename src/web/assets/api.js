@@ -14,13 +14,18 @@ export class ApiError extends Error {
 /**
  * token(): the current bearer token or null (always null in open mode).
  * onUnauthorized(): called when a call that carried the token gets 401.
+ *
+ * A call may bring a `bearer` of its own (open mode's admin token): it is sent instead of
+ * the session's, and a 401 is then the caller's to handle, since the session is not at
+ * stake.
  */
 export function createApi({ token, onUnauthorized }) {
-  async function send(method, path, { json, auth = true, as = 'json' } = {}) {
+  async function send(method, path, { json, auth = true, bearer, as = 'json' } = {}) {
     const headers = {};
     if (json !== undefined) headers['content-type'] = 'application/json';
-    const bearer = auth ? token() : null;
-    if (bearer) headers.authorization = `Bearer ${bearer}`;
+    const sessionCall = auth && bearer === undefined;
+    const credential = sessionCall ? token() : bearer;
+    if (credential) headers.authorization = `Bearer ${credential}`;
     let response;
     try {
       response = await fetch(path, {
@@ -35,16 +40,21 @@ export function createApi({ token, onUnauthorized }) {
       const error = new ApiError(response.status, await errorMessage(response));
       // A 401 on a protected call means the token is expired, signed with another
       // secret or its user is gone: whatever the cause, the session is over.
-      if (response.status === 401 && auth) onUnauthorized();
+      if (response.status === 401 && sessionCall) onUnauthorized();
       throw error;
     }
-    const body = as === 'blob' ? await response.blob() : await response.json();
+    let body = null; // 204 No Content (a delete) has none
+    if (response.status !== 204) {
+      body = as === 'blob' ? await response.blob() : await response.json();
+    }
     return { body, headers: response.headers };
   }
 
   return {
     get: (path, options) => send('GET', path, options),
     post: (path, json, options) => send('POST', path, { ...options, json }),
+    patch: (path, json, options) => send('PATCH', path, { ...options, json }),
+    delete: (path, options) => send('DELETE', path, options),
   };
 }
 

@@ -1,13 +1,20 @@
 // kurz web UI, the entry point: reads the mode and base URL the server put in the page,
 // keeps the session token (accounts mode) and switches between the login view and the
 // main view. The views live in their own modules: auth.js (login and register),
-// shorten.js (the form, copy and QR code), links-list.js (the list, paging, filter, poll).
+// shorten.js (the form, copy and QR code), links-list.js (the list, paging, filter, poll),
+// and the dialogs of a listed link: edit-link.js, delete-link.js and stats-view.js
+// (open mode's admin token for the first two: admin-token.js).
 
+import { createAdminToken } from './admin-token.js';
 import { createApi } from './api.js';
 import { createAuth } from './auth.js';
+import { createDeleter } from './delete-link.js';
+import { wireCloseButtons } from './dialog.js';
 import { byId } from './dom.js';
+import { createEditor } from './edit-link.js';
 import { createLinksList } from './links-list.js';
 import { createShortener } from './shorten.js';
+import { createStatsView } from './stats-view.js';
 
 const mode = meta('kurz-mode') === 'open' ? 'open' : 'accounts';
 const baseUrl = readBaseUrl();
@@ -49,6 +56,38 @@ const shortener = createShortener({
   shortUrlOf,
   onCreated: () => list.refresh(),
 });
+const listStatus = byId('list-status');
+const listError = byId('list-error');
+const adminToken = createAdminToken({ mode });
+const editor = createEditor({
+  api,
+  adminToken,
+  onSaved(detail) {
+    list.update(detail);
+    listStatus.textContent = `Saved ${detail.short_code}.`;
+  },
+  onUnchanged(code) {
+    listStatus.textContent = `Nothing was changed, so ${code} was not saved.`;
+  },
+  onError(message) {
+    listError.textContent = message;
+  },
+});
+const deleter = createDeleter({
+  api,
+  adminToken,
+  shortUrlOf,
+  focusAfter(code) {
+    // The same button of the next row (or the one before), else the list's heading.
+    const [neighbour] = list.neighbours(code);
+    return neighbour?.querySelector('.delete-button') ?? byId('list-title');
+  },
+  onDeleted(code) {
+    list.remove(code);
+    listStatus.textContent = `Deleted ${code}.`;
+  },
+});
+const stats = createStatsView({ api, mode, shortUrlOf });
 const list = createLinksList({
   api,
   shortUrlOf,
@@ -57,7 +96,18 @@ const list = createLinksList({
     // The panel is above the list; take keyboard users there too.
     byId('copy').focus();
   },
+  onStats: (code, button) => stats.open(code, button, list.linkOf(code)),
+  onEdit(code, button) {
+    listStatus.textContent = '';
+    listError.textContent = '';
+    editor.open(code, button);
+  },
+  onDelete(code, button) {
+    listStatus.textContent = '';
+    deleter.open(code, button);
+  },
 });
+wireCloseButtons();
 const auth = createAuth({
   api,
   onLoggedIn(token, user) {
@@ -88,6 +138,8 @@ function showApp() {
 /** Back to the login form, forgetting the token and everything shown. */
 function endSession(notice, { focus = false } = {}) {
   session.clear();
+  for (const dialog of [editor, deleter, stats]) dialog.close();
+  listStatus.textContent = '';
   list.stop();
   shortener.reset();
   appView.hidden = true;

@@ -1,0 +1,80 @@
+// The Delete dialog: names the short link, says what goes with it, and deletes it only
+// when confirmed (DELETE /api/links/{code}). Cancel is focused first, so a stray Enter
+// deletes nothing.
+
+import { openModal } from './dialog.js';
+import { byId } from './dom.js';
+
+/**
+ * onDeleted(code) is called after the server deleted it; focusAfter(code) names where
+ * focus goes then (the opener's row is gone), asked before onDeleted.
+ */
+export function createDeleter({ api, adminToken, shortUrlOf, onDeleted, focusAfter }) {
+  const dialog = byId('delete-dialog');
+  const form = byId('delete-form');
+  const title = byId('delete-title');
+  const what = byId('delete-what');
+  const error = byId('delete-error');
+  const cancel = form.querySelector('[data-close]');
+  const admin = adminToken.field(byId('delete-admin'));
+  let code = null;
+  let after = null; // where focus goes once the row is gone
+  let busy = false;
+
+  function open(linkCode, opener) {
+    code = linkCode;
+    after = null;
+    error.textContent = '';
+    title.textContent = `Delete ${code}?`;
+    what.textContent = `${shortUrlOf(code)} will stop working at once, and its clicks and stats will be deleted. This cannot be undone.`;
+    admin.prepare();
+    openModal(dialog, {
+      opener,
+      focus: admin.missing() ?? cancel,
+      fallback: () => after,
+    });
+  }
+
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault(); // the CSP forbids form submission; we send JSON instead
+    if (busy || code === null) return;
+    error.textContent = '';
+    const missing = admin.missing();
+    if (missing !== null) {
+      error.textContent = 'Enter the admin token to delete links.';
+      missing.focus();
+      return;
+    }
+    busy = true;
+    form.setAttribute('aria-busy', 'true');
+    try {
+      await api.delete(`/api/links/${encodeURIComponent(code)}`, admin.options());
+      admin.accepted();
+      after = focusAfter(code);
+      onDeleted(code);
+      dialog.close();
+    } catch (e) {
+      // A 404 means it is gone already (another tab): the list forgets it all the same.
+      if (e.status === 404) {
+        admin.accepted();
+        after = focusAfter(code);
+        onDeleted(code);
+        dialog.close();
+        return;
+      }
+      // In accounts mode a 401 has ended the session (and closed this dialog).
+      const message = admin.refused(e);
+      if (dialog.open) error.textContent = message;
+    } finally {
+      busy = false;
+      form.removeAttribute('aria-busy');
+    }
+  });
+
+  return {
+    open,
+    close() {
+      if (dialog.open) dialog.close();
+    },
+  };
+}

@@ -1,0 +1,311 @@
+// What the Stats dialog draws from a GET /api/links/{code}/stats answer: the bar chart of
+// clicks per day (SVG built with DOM calls, humans and bots stacked), its text
+// alternatives (a summary as the chart's title and description, and a table of every
+// day), and the top lists as tables. Colours come from CSS classes, so both themes work
+// and the CSP (no inline styles) is kept. Text only ever goes in through textContent.
+
+import { formatCount } from './dom.js';
+
+const SVG = 'http://www.w3.org/2000/svg';
+const HEIGHT = 220;
+const PAD = { top: 12, right: 8, bottom: 26, left: 8 };
+
+// The API's days are UTC days, so they are shown as such, whatever the viewer's zone.
+const dayFormat = new Intl.DateTimeFormat(undefined, {
+  timeZone: 'UTC',
+  month: 'short',
+  day: 'numeric',
+});
+const fullDayFormat = new Intl.DateTimeFormat(undefined, { timeZone: 'UTC', dateStyle: 'medium' });
+const percentFormat = new Intl.NumberFormat(undefined, {
+  style: 'percent',
+  maximumFractionDigits: 1,
+});
+let regionNames;
+try {
+  regionNames = new Intl.DisplayNames(undefined, { type: 'region' });
+} catch {
+  regionNames = undefined; // an old browser: the codes alone
+}
+
+const utc = (date) => new Date(`${date}T00:00:00Z`);
+export const shortDay = (date) => dayFormat.format(utc(date));
+export const longDay = (date) => fullDayFormat.format(utc(date));
+const clicksWord = (n) => `${formatCount(n)} ${n === 1 ? 'click' : 'clicks'}`;
+
+/** One sentence or three on the range: what a screen reader hears for the chart. */
+export function chartSummary(stats) {
+  const { range, days } = stats;
+  const span = `${longDay(stats.from)} to ${longDay(stats.to)} (${days.length} UTC days)`;
+  if (range.clicks === 0) return `No clicks from ${span}.`;
+  let busiest = days[0];
+  for (const day of days) if (day.clicks > busiest.clicks) busiest = day;
+  return (
+    `${clicksWord(range.clicks)} from ${span}: ${formatCount(range.humans)} by humans, ` +
+    `${formatCount(range.bots)} by bots. Busiest day: ${longDay(busiest.date)}, ` +
+    `${clicksWord(busiest.clicks)}.`
+  );
+}
+
+/** The chart for `stats`, as wide as `width` CSS pixels (text stays at its real size). */
+export function buildChart(stats, width) {
+  const { days } = stats;
+  const most = days.reduce((max, day) => Math.max(max, day.clicks), 0);
+  const { top, step } = scale(most);
+  const labelWidth = formatCount(top).length * 7.5 + 8;
+  const left = PAD.left + labelWidth;
+  const plotWidth = Math.max(40, width - left - PAD.right);
+  const plotHeight = HEIGHT - PAD.top - PAD.bottom;
+  const bottom = PAD.top + plotHeight;
+  const y = (value) => bottom - (value / top) * plotHeight;
+
+  const svg = svgElement('svg', {
+    class: 'chart-svg',
+    width,
+    height: HEIGHT,
+    viewBox: `0 0 ${width} ${HEIGHT}`,
+    role: 'img',
+    'aria-labelledby': 'stats-chart-title stats-chart-desc',
+  });
+  svg.append(
+    svgText('title', `Clicks per day, ${shortDay(stats.from)} to ${shortDay(stats.to)}`, {
+      id: 'stats-chart-title',
+    }),
+    svgText('desc', chartSummary(stats), { id: 'stats-chart-desc' }),
+  );
+
+  // The scale: a line and a label per step, 0 at the bottom.
+  for (let value = 0; value <= top; value += step) {
+    const at = y(value);
+    svg.append(
+      svgElement('line', {
+        class: value === 0 ? 'chart-axis' : 'chart-grid',
+        x1: left,
+        x2: left + plotWidth,
+        y1: at,
+        y2: at,
+      }),
+      svgText('text', formatCount(value), {
+        class: 'chart-label',
+        x: left - 6,
+        y: at,
+        'text-anchor': 'end',
+        'dominant-baseline': 'middle',
+      }),
+    );
+  }
+
+  // A bar per day: humans from the baseline, bots stacked above. Each day's column
+  // carries its numbers as a tooltip (the <title>), over its whole height.
+  const band = plotWidth / days.length;
+  const barWidth = Math.max(1, Math.min(band * 0.72, 28));
+  days.forEach((day, i) => {
+    const x = left + i * band;
+    const group = svgElement('g', { class: 'day', 'data-date': day.date });
+    group.append(
+      svgText(
+        'title',
+        `${longDay(day.date)}: ${clicksWord(day.clicks)} (${formatCount(day.humans)} humans, ${formatCount(day.bots)} bots)`,
+      ),
+      svgElement('rect', { class: 'day-hit', x, y: PAD.top, width: band, height: plotHeight }),
+    );
+    let base = bottom;
+    for (const [count, kind] of [
+      [day.humans, 'bar-human'],
+      [day.bots, 'bar-bot'],
+    ]) {
+      if (count <= 0) continue;
+      // At least one pixel, so that a single click beside thousands still shows.
+      const height = Math.max(1, (count / top) * plotHeight);
+      base -= height;
+      group.append(
+        svgElement('rect', {
+          class: `bar ${kind}`,
+          x: x + (band - barWidth) / 2,
+          y: base,
+          width: barWidth,
+          height,
+        }),
+      );
+    }
+    svg.append(group);
+  });
+
+  // Dates under the first, middle and last day (fewer when there are fewer days).
+  const marks = [...new Set([0, Math.floor((days.length - 1) / 2), days.length - 1])];
+  for (const i of marks) {
+    const day = days[i];
+    if (day === undefined) continue;
+    const anchor = marks.length > 1 && i === 0 ? 'start' : i === days.length - 1 ? 'end' : 'middle';
+    const x =
+      anchor === 'start' ? left : anchor === 'end' ? left + plotWidth : left + (i + 0.5) * band;
+    svg.append(
+      svgText('text', shortDay(day.date), {
+        class: 'chart-label',
+        x,
+        y: HEIGHT - 6,
+        'text-anchor': days.length === 1 ? 'middle' : anchor,
+      }),
+    );
+  }
+
+  if (stats.range.clicks === 0) {
+    svg.append(
+      svgText('text', 'No clicks in this range', {
+        class: 'chart-empty',
+        x: left + plotWidth / 2,
+        y: PAD.top + plotHeight / 2,
+        'text-anchor': 'middle',
+      }),
+    );
+  }
+  return svg;
+}
+
+/** The legend under the chart: which colour is whom. */
+export function buildLegend() {
+  const list = document.createElement('ul');
+  list.className = 'legend';
+  for (const [kind, text] of [
+    ['swatch-human', 'Humans'],
+    ['swatch-bot', 'Bots'],
+  ]) {
+    const item = document.createElement('li');
+    const swatch = document.createElement('span');
+    swatch.className = `swatch ${kind}`;
+    swatch.setAttribute('aria-hidden', 'true');
+    item.append(swatch, text);
+    list.append(item);
+  }
+  return list;
+}
+
+/** Every day of the range with its numbers: the chart as a table. */
+export function buildDayTable(stats) {
+  const table = document.createElement('table');
+  table.className = 'data-table';
+  const caption = document.createElement('caption');
+  caption.textContent = `Clicks per UTC day, ${longDay(stats.from)} to ${longDay(stats.to)}`;
+  table.append(caption, head(['Date', 'Clicks', 'Humans', 'Bots']));
+  const body = document.createElement('tbody');
+  for (const day of stats.days) {
+    const row = document.createElement('tr');
+    const date = document.createElement('th');
+    date.scope = 'row';
+    date.textContent = longDay(day.date);
+    row.append(date, cell(formatCount(day.clicks)), cell(formatCount(day.humans)));
+    row.append(cell(formatCount(day.bots)));
+    body.append(row);
+  }
+  table.append(body);
+  return table;
+}
+
+const TOP_LISTS = [
+  ['sources', 'Sources', 'Source'],
+  ['query_sources', 'Query sources', 'Source (?source=)'],
+  ['referrers', 'Referrers', 'Referrer'],
+  ['browsers', 'Browsers', 'Browser'],
+  ['operating_systems', 'Operating systems', 'System'],
+  ['devices', 'Devices', 'Device'],
+  ['countries', 'Countries', 'Country'],
+];
+
+/**
+ * A small section per top list, a table of at most ten values with their clicks and
+ * share of the range. Open mode never records ?source=, so it shows no list for it.
+ */
+export function buildTopLists(stats, mode) {
+  const sections = [];
+  for (const [key, heading, column] of TOP_LISTS) {
+    if (key === 'query_sources' && mode === 'open') continue;
+    const entries = stats.top?.[key] ?? [];
+    const section = document.createElement('section');
+    section.className = 'top-list';
+    const title = document.createElement('h3');
+    title.id = `stats-top-${key}`;
+    title.textContent = heading;
+    section.append(title);
+    if (entries.length === 0) {
+      const none = document.createElement('p');
+      none.className = 'hint';
+      none.textContent = 'None in this range.';
+      section.append(none);
+    } else {
+      const table = document.createElement('table');
+      table.className = 'data-table';
+      table.setAttribute('aria-labelledby', title.id);
+      table.append(head([column, 'Clicks', 'Share']));
+      const body = document.createElement('tbody');
+      for (const entry of entries) {
+        const row = document.createElement('tr');
+        const name = document.createElement('th');
+        name.scope = 'row';
+        name.textContent = displayValue(key, entry.value);
+        name.title = name.textContent;
+        const share = stats.range.clicks > 0 ? entry.clicks / stats.range.clicks : 0;
+        row.append(name, cell(formatCount(entry.clicks)), cell(percentFormat.format(share)));
+        body.append(row);
+      }
+      table.append(body);
+      section.append(table);
+    }
+    sections.push(section);
+  }
+  return sections;
+}
+
+/** A value as a person reads it: countries by name (and code), nothing as "Unknown". */
+function displayValue(key, value) {
+  if (value === null || value === undefined || value === '') return 'Unknown';
+  if (key === 'countries' && /^[A-Z]{2}$/.test(value)) {
+    const name = regionNames?.of(value);
+    return name && name !== value ? `${name} (${value})` : value;
+  }
+  return String(value);
+}
+
+/** The top of the scale and its step: 1, 2 or 5 times a power of ten, at most 4 steps. */
+function scale(most) {
+  const value = Math.max(most, 1);
+  let step = 1;
+  for (let power = 1; ; power *= 10) {
+    const fit = [1, 2, 5].map((m) => m * power).find((s) => Math.ceil(value / s) <= 4);
+    if (fit !== undefined) {
+      step = fit;
+      break;
+    }
+  }
+  return { top: step * Math.ceil(value / step), step };
+}
+
+function head(names) {
+  const thead = document.createElement('thead');
+  const row = document.createElement('tr');
+  for (const name of names) {
+    const th = document.createElement('th');
+    th.scope = 'col';
+    th.textContent = name;
+    row.append(th);
+  }
+  thead.append(row);
+  return thead;
+}
+
+function cell(text) {
+  const td = document.createElement('td');
+  td.textContent = text;
+  return td;
+}
+
+function svgElement(name, attributes = {}) {
+  const element = document.createElementNS(SVG, name);
+  for (const [key, value] of Object.entries(attributes)) element.setAttribute(key, String(value));
+  return element;
+}
+
+function svgText(name, text, attributes = {}) {
+  const element = svgElement(name, attributes);
+  element.textContent = text;
+  return element;
+}
