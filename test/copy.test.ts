@@ -1,21 +1,25 @@
 // `kurz copy`: a SQLite database copied to PostgreSQL and back arrives unchanged, row for
-// row; a kurz on the copy accepts the source's tokens; a target holding data is refused.
+// row, its click log, click records and day counts included, ids and all; both copies
+// show the same links, counts, stats and click rows; a kurz on the copy accepts the
+// source's tokens and carries on numbering; a target holding data is refused.
 
 import { Database } from 'bun:sqlite';
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { SQL } from 'bun';
+import { dayOf } from '../src/analytics/fold.ts';
 import { createApp } from '../src/app.ts';
 import { copyDatabase } from '../src/copy/copy.ts';
 import { progressTo } from '../src/copy/progress.ts';
 import { SqliteSide } from '../src/copy/sqlite-side.ts';
+import { StoreUnavailableError } from '../src/domain/errors.ts';
 import { HealthCheck } from '../src/health/health-check.ts';
 import { silentLogger } from '../src/logger.ts';
 import { openStore } from '../src/store/open.ts';
 import { attachCounts } from '../src/store/sqlite/click-counts.ts';
 import { openSqlite } from '../src/store/sqlite/sqlite-store.ts';
-import type { Click, Store } from '../src/store/store.ts';
+import type { Click, NewLink, Store } from '../src/store/store.ts';
 import { BINARY, call, runKurz, startKurz, tempDir } from './support/binary.ts';
 import { freshDatabase } from './support/postgres.ts';
 
@@ -35,85 +39,112 @@ function openIn(db: string): Promise<Store> {
 }
 
 const T0 = Date.UTC(2026, 10, 21, 9, 30);
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+/** The days the seeded clicks fall on (one an hour, for 60 hours). */
+const DAYS = [dayOf(T0), dayOf(T0 + 59 * HOUR)] as const;
+const AGENTS = [
+  'Mozilla/5.0 (X11; Linux x86_64; rv:140.0) Gecko/20100101 Firefox/140.0',
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.0 Mobile/15E148 Safari/604.1 (ü)',
+  'Googlebot/2.1 (+http://www.google.com/bot.html)',
+];
+/** Every code seeded, the deleted user's link among them. */
+const CODES = ['open1', 'open2', 'ann-1', 'ann_2', 'Ann3', 'bob1', 'gone1', 'noclick'];
+
+/**
+ * Moves the log into click records and day counts, as a kurz's rollup does. On SQLite,
+ * the maintenance thread may hold the counts file a moment (SQLITE_BUSY, which the
+ * store answers as unavailable): the rollup keeps its cycle and is tried again.
+ */
+async function rollUp(store: Store): Promise<number> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await store.rollUpClicks();
+    } catch (error) {
+      if (!(error instanceof StoreUnavailableError) || tries === 20) throw error;
+      await Bun.sleep(50);
+    }
+  }
+}
 
 /**
  * A SQLite database as a kurz that has run a while leaves it: users (one deleted, so
  * the id sequence is ahead of the rows), open and owned links with and without a source,
- * clicks of every shape, partly rolled up into the counts file, the token key, and
- * /health's probe row.
+ * an expiry, a click limit or a password, clicks of every shape (people and a bot, with
+ * and without a country), the first 40 moved by the analytics rollup into click records
+ * and day counts and the last 20 still in the log, the token key, and /health's probe row.
  */
 async function seedSqlite(path: string) {
-  const store = openSqlite({ path, durability: 'normal' });
+  // The rollup moves clicks when the test says so, not on its timer.
+  const store = openSqlite({ path, durability: 'normal', moveClicks: false });
   const hash = () => Bun.password.hash(PASSWORD, CHEAP);
   const ann = await store.createUser('ann@example.com', await hash());
   const bob = await store.createUser('bob@example.com', await hash());
   const gone = await store.createUser('gone@example.com', await hash());
   if (!ann || !bob || !gone) throw new Error('users not created');
-  const link = (userId: number | null, code: string, source: string | null, i: number) => ({
+  const link = (
+    userId: number | null,
+    code: string,
+    source: string | null,
+    i: number,
+    more: Partial<NewLink> = {},
+  ): NewLink => ({
     userId,
     originalUrl: `https://example.com/${code}?q=ä&x=${i}`,
     shortCode: code,
     source,
     createdAt: T0 + i * 1000,
+    ...more,
   });
   const created = await store.createLinks([
-    link(null, 'open1', 'flyer', 1),
+    link(null, 'open1', 'flyer', 1, { expiresAt: T0 + 365 * DAY }),
     link(null, 'open2', null, 2),
-    link(ann.id, 'ann-1', 'news', 3),
-    link(ann.id, 'ann_2', null, 4),
+    link(ann.id, 'ann-1', 'news', 3, { passwordHash: await hash() }),
+    link(ann.id, 'ann_2', null, 4, { maxClicks: 100 }),
     link(ann.id, 'Ann3', 'mail', 5),
-    link(bob.id, 'bob1', null, 6),
+    link(bob.id, 'bob1', null, 6, { expiresAt: T0 - DAY }),
     link(gone.id, 'gone1', 'x', 7),
-    link(bob.id, 'noclick', null, 8),
+    link(bob.id, 'noclick', null, 8, { maxClicks: 5, passwordHash: await hash() }),
   ]);
   const ids = created.map((c) => (c !== undefined && typeof c === 'object' ? c.id : 0));
+  const limited = ids[3];
   const clicks: Click[] = [];
   for (let i = 0; i < 60; i++) {
+    const linkId = ids[i % 7] as number;
     clicks.push({
-      linkId: ids[i % 7] as number,
+      linkId,
       source: i % 2 ? 'news' : null,
-      querySource: i % 3 ? null : `q${i}`,
-      referrer: i % 4 ? `https://ref.example/${i}` : null,
-      userAgent: i % 5 ? `Agent/${i} (ü)` : null,
-      createdAt: T0 + 10_000 + i,
+      querySource: i % 3 ? null : `q${i % 9}`,
+      referrer: i % 4 ? `https://ref.example/${i % 6}?ü` : null,
+      userAgent: i % 5 ? (AGENTS[i % 3] as string) : null,
+      createdAt: T0 + i * HOUR,
       address: null,
-      country: i % 3 ? 'DE' : null,
-      limited: false,
+      country: i % 3 ? (i % 2 ? 'DE' : 'FR') : null,
+      // ann_2 has a limit (100): its clicks are counted against it.
+      limited: linkId === limited,
     });
   }
   await store.recordClicks(clicks.slice(0, 40));
+  expect(await rollUp(store)).toBe(40);
+  // The rollup left the log empty, and SQLite numbers a row of an empty rowid table 1:
+  // a placeholder at the last id moved keeps the next clicks' ids above it.
+  store.sqlite.run('INSERT INTO clicks (id, link_id, created_at) VALUES (40, 0, 0)');
+  await store.recordClicks(clicks.slice(40));
+  store.sqlite.run('DELETE FROM clicks WHERE id = 40');
   const secret = await store.setting('jwt_secret', () => 'k'.repeat(43));
   await store.replaceSetting('health_probe', new Date(T0).toISOString());
   await store.replaceSetting('operator_note', 'kept');
   await store.close();
 
-  // The first 40 clicks folded into the counts file, as the rollup does; the rest stay
-  // in the log's tail.
+  // A user who left: their link goes with them (its clicks, records and day counts stay).
   const raw = new Database(path);
   raw.run('PRAGMA foreign_keys = ON');
-  attachCounts(raw, `${path}-counts`);
-  raw.run('DELETE FROM counts.link_clicks');
-  raw.run(
-    'INSERT INTO counts.link_clicks (link_id, clicks) SELECT link_id, count(*) FROM clicks GROUP BY link_id',
-  );
-  raw.run(
-    'INSERT INTO counts.rollup (id, through) SELECT 1, max(id) FROM clicks WHERE true ON CONFLICT (id) DO UPDATE SET through = excluded.through',
-  );
-  // The last 20 after the rollup: read from the log's tail.
-  const insert = raw.prepare(
-    'INSERT INTO clicks (link_id, source, query_source, referrer, user_agent, created_at) VALUES (?, ?, ?, ?, ?, ?)',
-  );
-  for (const c of clicks.slice(40)) {
-    insert.run(c.linkId, c.source, c.querySource, c.referrer, c.userAgent, c.createdAt);
-  }
-  insert.finalize();
-  // A user who left: their link goes with them (its clicks stay in the log).
   raw.run('DELETE FROM users WHERE id = ?', [gone.id]);
   raw.close();
   return { ann, bob, secret };
 }
 
-/** Every row kurz keeps in a SQLite database, as plain values, in id order. */
+/** Every row kurz keeps in a SQLite database, as plain values, in key order. */
 function dumpSqlite(path: string) {
   const db = new Database(path, { readonly: true });
   try {
@@ -122,6 +153,11 @@ function dumpSqlite(path: string) {
       users: all('SELECT * FROM users ORDER BY id'),
       links: all('SELECT * FROM links ORDER BY id'),
       clicks: all('SELECT * FROM clicks ORDER BY id'),
+      clickStrings: all('SELECT * FROM click_strings ORDER BY id'),
+      clickAgents: all('SELECT * FROM click_agents ORDER BY id'),
+      clickRecords: all('SELECT * FROM click_records ORDER BY id'),
+      clickDays: all('SELECT * FROM click_days ORDER BY link_id, day, dimension, value'),
+      clickRollup: all('SELECT * FROM click_rollup'),
       settings: all("SELECT * FROM settings WHERE key <> 'health_probe' ORDER BY key"),
       linkTotals: all('SELECT * FROM link_totals WHERE links <> 0 ORDER BY owner'),
       sequences: all(
@@ -133,6 +169,39 @@ function dumpSqlite(path: string) {
   }
 }
 
+/** The same rows of a PostgreSQL database, in the same shape (bigints as numbers, bot as 0/1). */
+async function dumpPostgres(url: string) {
+  const client = new SQL(url, { max: 1 });
+  try {
+    const all = (sql: string) => client.unsafe(sql).values();
+    return {
+      users: await all(
+        'SELECT id, email, password_hash, created_at::float8 FROM users ORDER BY id',
+      ),
+      links: await all(`SELECT id, user_id, original_url, short_code, source, created_at::float8,
+          expires_at::float8, max_clicks, limited_clicks, password_hash FROM links ORDER BY id`),
+      clicks: await all(`SELECT id::float8, link_id, source, query_source, referrer, user_agent,
+          created_at::float8, country FROM clicks ORDER BY id`),
+      clickStrings: await all('SELECT id, value FROM click_strings ORDER BY id'),
+      clickAgents: await all(
+        'SELECT id, value, browser, os, device, bot::int FROM click_agents ORDER BY id',
+      ),
+      clickRecords: await all(`SELECT id::float8, link_id, created_at::float8, source,
+          query_source, referrer, agent, country FROM click_records ORDER BY id`),
+      clickDays: await all(`SELECT link_id, day, dimension, value, clicks::float8 FROM click_days
+          ORDER BY link_id, day, dimension, value`),
+      settings: await all(
+        "SELECT key, value FROM settings WHERE key <> 'health_probe' ORDER BY key",
+      ),
+      linkTotals: await all(
+        'SELECT owner, links::float8 FROM link_totals WHERE links <> 0 ORDER BY owner',
+      ),
+    };
+  } finally {
+    await client.close();
+  }
+}
+
 /** What the API shows of a database: every link with its count, and each owner's total. */
 async function listed(db: string, owners: number[]) {
   const store = await openIn(db);
@@ -141,6 +210,41 @@ async function listed(db: string, owners: number[]) {
     const totals = [];
     for (const owner of owners) totals.push((await store.listLinks({ owner, offset: 0 })).total);
     return { all, totals };
+  } finally {
+    await store.close();
+  }
+}
+
+/**
+ * What stats, the CSV export and the link page read of every seeded link: its detail,
+ * its traffic over the seeded days (in a fixed order: neither store promises one), and
+ * its click rows, whole and four at a time.
+ */
+async function analytics(db: string) {
+  const store = await openIn(db);
+  try {
+    const links = [];
+    for (const [i, code] of CODES.entries()) {
+      const id = i + 1;
+      const traffic = await store.linkTraffic(id, DAYS[0], DAYS[1]);
+      const rows = await store.clickRows(id, 0, 1000);
+      const paged = [];
+      for (let page = await store.clickRows(id, 0, 4); page.length > 0; ) {
+        paged.push(...page);
+        page = await store.clickRows(id, (page.at(-1) as { id: number }).id, 4);
+      }
+      links.push({
+        code,
+        detail: await store.findLinkDetail(code),
+        days: traffic.days.toSorted(
+          (a, b) => a.day - b.day || a.dimension - b.dimension || a.value.localeCompare(b.value),
+        ),
+        pending: traffic.pending.toSorted((a, b) => a.id - b.id),
+        rows,
+        paged,
+      });
+    }
+    return links;
   } finally {
     await store.close();
   }
@@ -178,11 +282,14 @@ describe('kurz copy, SQLite to PostgreSQL and back', () => {
   }, 60_000);
 
   test('both copies succeed, say what they copied and verified, and never print the password', () => {
+    const { clickStrings, clickAgents, clickDays } = dumpSqlite(original);
     for (const run of [there, back]) {
       expect(run.code).toBe(0);
       expect(lines(run.stdout)).toEqual([
         expect.stringMatching(
-          /^kurz copy: copied (SQLite|PostgreSQL) .+ to (SQLite|PostgreSQL) .+ in [\d.]+ s: 2 users, 7 links, 60 clicks, 2 settings$/,
+          new RegExp(
+            `^kurz copy: copied (SQLite|PostgreSQL) .+ to (SQLite|PostgreSQL) .+ in [\\d.]+ s: 2 users, 7 links, 20 clicks in the log, ${clickStrings.length} click strings, ${clickAgents.length} user agents, 40 click records, ${clickDays.length} daily counts, 2 settings$`,
+          ),
         ),
         'kurz copy: verified: the same rows in every table, the same links per owner and the same click count for each of the 7 links',
       ]);
@@ -192,23 +299,51 @@ describe('kurz copy, SQLite to PostgreSQL and back', () => {
   });
 
   test('without a terminal, progress is plain lines: one when each table starts and one when it ends, then the check', () => {
+    const before = dumpSqlite(original);
+    const tables: [string, number][] = [
+      ['users', 2],
+      ['links', 7],
+      ['clicks', 20],
+      ['click_strings', before.clickStrings.length],
+      ['click_agents', before.clickAgents.length],
+      ['click_records', 40],
+      ['click_days', before.clickDays.length],
+      ['settings', 2],
+    ];
     expect(lines(there.stderr)).toEqual([
-      'kurz copy: users: 2 rows to copy',
-      expect.stringMatching(/^kurz copy: users: 2 rows copied in [\d.]+ s \([\d,]+ rows\/s\)$/),
-      'kurz copy: links: 7 rows to copy',
-      expect.stringMatching(/^kurz copy: links: 7 rows copied in [\d.]+ s/),
-      'kurz copy: clicks: 60 rows to copy',
-      expect.stringMatching(/^kurz copy: clicks: 60 rows copied in [\d.]+ s/),
-      'kurz copy: settings: 2 rows to copy',
-      expect.stringMatching(/^kurz copy: settings: 2 rows copied in [\d.]+ s/),
+      ...tables.flatMap(([table, rows]) => [
+        `kurz copy: ${table}: ${rows} rows to copy`,
+        expect.stringMatching(
+          new RegExp(
+            `^kurz copy: ${table}: ${rows} rows copied in [\\d.]+ s \\([\\d,]+ rows/s\\)$`,
+          ),
+        ),
+      ]),
       'kurz copy: comparing the copy with the source',
     ]);
   });
 
-  test('the round trip gives back the original, row for row, without the health probe', () => {
+  test('the round trip gives back the original, row for row and id for id, without the health probe', () => {
     const before = dumpSqlite(original);
     expect(before.users).toHaveLength(2);
-    expect(before.clicks).toHaveLength(60);
+    expect(before.links.map((l) => l.slice(6))).toEqual([
+      // expires_at, max_clicks, limited_clicks, password_hash
+      [T0 + 365 * DAY, null, 0, null],
+      [null, null, 0, null],
+      [null, null, 0, expect.stringMatching(/^\$argon2id\$/)],
+      [null, 100, 9, null],
+      [null, null, 0, null],
+      [T0 - DAY, null, 0, null],
+      [null, 5, 0, expect.stringMatching(/^\$argon2id\$/)],
+    ]);
+    // The first 40 clicks moved into records (those of the deleted link too), the rest in the log.
+    expect(before.clicks.map((c) => c[0])).toEqual(Array.from({ length: 20 }, (_, i) => 41 + i));
+    expect(before.clicks.map((c) => c[7])).toContain('FR');
+    expect(before.clickRecords.map((r) => r[0])).toEqual(
+      Array.from({ length: 40 }, (_, i) => 1 + i),
+    );
+    expect(before.clickRollup).toEqual([[1, 40]]);
+    expect(before.clickAgents.map((a) => a[5])).toEqual(expect.arrayContaining([0, 1]));
     expect(before.settings).toEqual([
       ['jwt_secret', seeded.secret],
       ['operator_note', 'kept'],
@@ -223,6 +358,34 @@ describe('kurz copy, SQLite to PostgreSQL and back', () => {
       settings.query("SELECT count(*) AS n FROM settings WHERE key = 'health_probe'").get(),
     ).toEqual({ n: 0 });
     settings.close();
+  });
+
+  // Before any kurz opens the copy: its rollup would fold the log into the counts file.
+  test('on the SQLite copy, the copied records count as rolled up and the counts file holds them', () => {
+    const db = new Database(final);
+    try {
+      attachCounts(db, `${final}-counts`);
+      expect(db.query('SELECT id, through FROM counts.rollup').values()).toEqual([[1, 40]]);
+      // The first 40 clicks, per link: one link in seven, from open1 (id 1) on.
+      expect(
+        db.query('SELECT link_id, clicks FROM counts.link_clicks ORDER BY 1').values(),
+      ).toEqual([
+        [1, 6],
+        [2, 6],
+        [3, 6],
+        [4, 6],
+        [5, 6],
+        [6, 5],
+        [7, 5],
+      ]);
+    } finally {
+      db.close();
+    }
+  });
+
+  test('PostgreSQL holds the same rows, with the same ids, in every table', async () => {
+    const { clickRollup: _, sequences: __, ...before } = dumpSqlite(original);
+    expect(await dumpPostgres(postgres)).toEqual(before);
   });
 
   test('every link has the same click count and every owner the same total on all three', async () => {
@@ -243,18 +406,34 @@ describe('kurz copy, SQLite to PostgreSQL and back', () => {
     expect(await listed(final, owners)).toEqual(source);
   });
 
-  test('on PostgreSQL each clicked link has one count row, the number of its clicks', async () => {
+  test('every link has the same detail, traffic by day and click rows on all three', async () => {
+    const source = await analytics(original);
+    const open1 = source[0];
+    // Both halves are read: rolled-up days and records, and the log's clicks.
+    expect(open1?.detail?.clicks).toBe(9);
+    expect(open1?.days.length).toBeGreaterThan(0);
+    expect(open1?.pending).toHaveLength(3);
+    expect(open1?.rows.map((r) => r.id)).toEqual([1, 8, 15, 22, 29, 36, 43, 50, 57]);
+    expect(open1?.paged).toEqual(open1?.rows);
+    expect(open1?.rows.map((r) => r.country)).toEqual(expect.arrayContaining(['DE', 'FR', null]));
+    expect(await analytics(postgres)).toEqual(source);
+    expect(await analytics(final)).toEqual(source);
+  });
+
+  test('on PostgreSQL each clicked link has one count row: its day counts and its clicks in the log', async () => {
     const client = new SQL(postgres, { max: 1 });
     try {
       const rows = await client`
         SELECT c.link_id, c.shard, c.clicks::int AS clicks,
-               (SELECT count(*)::int FROM clicks k WHERE k.link_id = c.link_id) AS records
+               ((SELECT coalesce(sum(d.clicks), 0) FROM click_days d
+                 WHERE d.link_id = c.link_id AND d.dimension IN (0, 1))
+                + (SELECT count(*) FROM clicks k WHERE k.link_id = c.link_id))::int AS kept
         FROM link_clicks c ORDER BY c.link_id`;
-      // The deleted link's clicks stay in the log, and are counted as on SQLite.
-      expect(rows).toHaveLength(7);
+      // The deleted link's clicks stay, and are counted as on SQLite.
+      expect(rows.map((row: { link_id: number }) => row.link_id)).toEqual([1, 2, 3, 4, 5, 6, 7]);
       for (const row of rows) {
         expect(row.shard).toBe(0);
-        expect(row.clicks).toBe(row.records);
+        expect(row.clicks).toBe(row.kept);
       }
     } finally {
       await client.close();
@@ -325,13 +504,74 @@ describe('kurz copy, SQLite to PostgreSQL and back', () => {
         await client`SELECT id FROM links WHERE original_url = 'https://example.com/new'`;
       expect(user.id).toBe(4);
       expect(link.id).toBe(9);
-      const [click] = await client`SELECT id::int AS id FROM clicks WHERE link_id = ${link.id}`;
+      // In the log, or already moved into a record by the kurz's rollup.
+      const [click] = await client`
+        SELECT id::int AS id FROM clicks WHERE link_id = ${link.id}
+        UNION ALL SELECT id::int FROM click_records WHERE link_id = ${link.id}`;
       expect(click.id).toBe(61);
     } finally {
       await client.close();
     }
   }, 30_000);
+
+  test('on both copies, new clicks get new ids and the rollup moves the copied log after the copied records', async () => {
+    for (const db of [postgres, final]) {
+      const store = await openIn(db);
+      try {
+        const agent = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) Chrome/140.0 Safari/537.36';
+        await store.recordClicks([
+          {
+            linkId: 1,
+            source: 'flyer',
+            querySource: 'after',
+            referrer: 'https://new.example/',
+            userAgent: agent,
+            createdAt: T0 + 60 * HOUR,
+            address: null,
+            country: 'NL',
+            limited: false,
+          },
+        ]);
+        // New strings and agents need ids past the copied ones, or this fails.
+        await rollUp(store);
+        const detail = await store.findLinkDetail('open1');
+        expect(detail?.clicks).toBe(10);
+        const rows = await store.clickRows(1, 0, 1000);
+        const ids = rows.map((r) => r.id);
+        expect(ids.slice(0, 9)).toEqual([1, 8, 15, 22, 29, 36, 43, 50, 57]);
+        expect(ids[9]).toBeGreaterThan(60);
+        expect(rows[9]).toMatchObject({ userAgent: agent, querySource: 'after', country: 'NL' });
+        const traffic = await store.linkTraffic(1, DAYS[0], DAYS[1] + 1);
+        expect(traffic.pending).toEqual([]);
+        const total = traffic.days
+          .filter((d) => d.dimension <= 1)
+          .reduce((sum, d) => sum + d.clicks, 0);
+        expect(total).toBe(10);
+      } finally {
+        await store.close();
+      }
+    }
+  }, 30_000);
 });
+
+/**
+ * Every click a database holds, whichever half it is in (records, through their strings,
+ * or the log), of the links that exist, in id order.
+ */
+const EVERY_CLICK = (number: (column: string) => string) => `
+  SELECT ${number('r.id')} AS id, r.link_id, s.value AS source, q.value AS query_source,
+         f.value AS referrer, a.value AS user_agent, ${number('r.created_at')} AS created_at, r.country
+  FROM click_records r
+  LEFT JOIN click_strings s ON s.id = r.source
+  LEFT JOIN click_strings q ON q.id = r.query_source
+  LEFT JOIN click_strings f ON f.id = r.referrer
+  LEFT JOIN click_agents a ON a.id = r.agent
+  WHERE r.link_id IN (SELECT id FROM links)
+  UNION ALL
+  SELECT ${number('id')}, link_id, source, query_source, referrer, user_agent,
+         ${number('created_at')}, country
+  FROM clicks WHERE link_id IN (SELECT id FROM links)
+  ORDER BY 1`;
 
 describe('kurz copy from a kurz that is serving', () => {
   test('copies the moment it started: every click up to it, once, and none after', async () => {
@@ -356,17 +596,19 @@ describe('kurz copy from a kurz that is serving', () => {
       await traffic;
       expect(await kurz.stop()).toBe(0);
     }
-    const original = dumpSqlite(source);
+    const db = new Database(source, { readonly: true });
+    const original = db.query(EVERY_CLICK((column) => column)).values();
+    db.close();
     const client = new SQL(target, { max: 1 });
     try {
-      const copied = await client`
-        SELECT id::int, link_id, source, query_source, referrer, user_agent, created_at::float8
-        FROM clicks ORDER BY id`.values();
-      // Clicks kept coming after the copy began: the copy holds a prefix of the log.
-      expect(copied.length).toBeGreaterThan(60);
-      expect(original.clicks.length).toBeGreaterThan(copied.length);
-      expect(copied).toEqual(original.clicks.slice(0, copied.length));
-      const [counted] = await client`SELECT sum(clicks)::int AS n FROM link_clicks`;
+      const copied = await client.unsafe(EVERY_CLICK((column) => `${column}::float8`)).values();
+      // Clicks kept coming after the copy began, and the rollup kept moving them out of
+      // the log: the copy holds a prefix of all of them, wherever each was.
+      expect(copied.length).toBeGreaterThan(57);
+      expect(original.length).toBeGreaterThan(copied.length);
+      expect(copied).toEqual(original.slice(0, copied.length));
+      const [counted] = await client`
+        SELECT sum(clicks)::int AS n FROM link_clicks WHERE link_id IN (SELECT id FROM links)`;
       expect(counted.n).toBe(copied.length);
     } finally {
       await client.close();
@@ -462,8 +704,29 @@ describe('verification', () => {
       expect(outcome.kind).toBe('copied');
       if (outcome.kind !== 'copied') return;
       expect(outcome.problems).toEqual([
-        'clicks: 60 in the source, 59 in the target',
+        'clicks: 20 in the source, 19 in the target',
         'click counts differ for 1 link (source vs target: link 4: 9 vs 8)',
+      ]);
+    } finally {
+      await source.close();
+      await target.close();
+    }
+  });
+
+  test('a copy whose counts were not made from its clicks is reported, naming the links', async () => {
+    const dir = tempDir();
+    const sourcePath = join(dir, 'source.db');
+    await seedSqlite(sourcePath);
+    const source = new SqliteSide(openSqlite({ path: sourcePath, durability: 'normal' }));
+    const target = new SqliteSide(openSqlite({ path: join(dir, 't.db'), durability: 'normal' }));
+    // A faulty target: the counts file is left empty, so only the log is counted.
+    target.target.countClicks = async () => {};
+    try {
+      const outcome = await copyDatabase(source, target, progressTo({ write() {} }));
+      expect(outcome.kind).toBe('copied');
+      if (outcome.kind !== 'copied') return;
+      expect(outcome.problems).toEqual([
+        'the target shows click counts other than its clicks for 6 links (clicks vs shown: link 1: 9 vs 3, link 2: 9 vs 3, link 3: 9 vs 3, link 4: 9 vs 3, link 5: 8 vs 2, and 1 more)',
       ]);
     } finally {
       await source.close();
@@ -488,10 +751,10 @@ describe('progress', () => {
     bar.done();
     const frames = out.split('\r\x1b[2K').filter((frame) => frame !== '');
     expect(frames).toEqual([
-      'clicks   [------------------------] 0 / 1,000  ',
-      'clicks   [############------------] 500 / 1,000  1,000 rows/s',
-      'clicks   [########################] 1,000 / 1,000  1,000 rows/s',
-      'clicks   [########################] 1,000 / 1,000  1,000 rows/s\n',
+      'clicks        [------------------------] 0 / 1,000  ',
+      'clicks        [############------------] 500 / 1,000  1,000 rows/s',
+      'clicks        [########################] 1,000 / 1,000  1,000 rows/s',
+      'clicks        [########################] 1,000 / 1,000  1,000 rows/s\n',
     ]);
   });
 

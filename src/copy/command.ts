@@ -11,7 +11,7 @@ import { openStore, type StoreConfig } from '../store/open.ts';
 import type { PostgresStore } from '../store/postgres/postgres-store.ts';
 import type { SqliteStore } from '../store/sqlite/sqlite-store.ts';
 import type { Store } from '../store/store.ts';
-import { copyDatabase } from './copy.ts';
+import { copyDatabase, describeCopied } from './copy.ts';
 import { PostgresSide } from './postgres-side.ts';
 import { count, type ProgressOutput, progressTo } from './progress.ts';
 import { SqliteSide } from './sqlite-side.ts';
@@ -92,9 +92,8 @@ export async function copyCommand(
       return 1;
     }
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
-    const { copied } = outcome;
     log.info(
-      `kurz copy: copied ${source.label} to ${target.label} in ${seconds} s: ${count(copied.users)} users, ${count(copied.links)} links, ${count(copied.clicks)} clicks, ${count(copied.settings)} ${copied.settings === 1 ? 'setting' : 'settings'}`,
+      `kurz copy: copied ${source.label} to ${target.label} in ${seconds} s: ${describeCopied(outcome.copied)}`,
     );
     if (outcome.problems.length > 0) {
       for (const problem of outcome.problems) log.error(`kurz copy: mismatch: ${problem}`);

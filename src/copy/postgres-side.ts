@@ -1,6 +1,6 @@
 // `kurz copy` on a PostgreSQL database: its snapshot is one REPEATABLE READ transaction,
 // its writes one statement per chunk (the rows go in as arrays, unnest), and the click
-// counts (link_clicks) are built from the copied clicks once they are all in.
+// counts (link_clicks) are built from the copied day counts and log once they are all in.
 
 import type { SQL } from 'bun';
 import { describeDatabase } from '../store/database-url.ts';
@@ -11,7 +11,9 @@ import {
   type CopySide,
   HEALTH_PROBE_KEY,
   type HighWater,
+  KEY_WIDTH,
   type LinkCount,
+  NUMBERED,
   type Row,
   type Snapshot,
   TABLES,
@@ -22,25 +24,73 @@ import {
 /** Link counts read at a time by linkCounts(). */
 const COUNTS_CHUNK = 5000;
 
-/** What each column is read as: bigints as float8, so they come as numbers, not strings. */
+/**
+ * What each column is read as: bigints as float8, so they come as numbers, not strings;
+ * a bot as 0 or 1, as SQLite keeps it.
+ */
 const READ: Record<Table, string> = {
   users: 'id, email, password_hash, created_at::float8',
-  links: 'id, user_id, original_url, short_code, source, created_at::float8',
-  clicks: 'id::float8, link_id, source, query_source, referrer, user_agent, created_at::float8',
+  links: `id, user_id, original_url, short_code, source, created_at::float8, expires_at::float8,
+          max_clicks, limited_clicks, password_hash`,
+  clicks: `id::float8, link_id, source, query_source, referrer, user_agent, created_at::float8,
+           country`,
+  click_strings: 'id, value',
+  click_agents: 'id, value, browser, os, device, bot::int',
+  click_records: `id::float8, link_id, created_at::float8, source, query_source, referrer, agent,
+                  country`,
+  click_days: 'link_id, day, dimension, value, clicks::float8',
 };
 
 /** The array type each column goes in as. */
 const TYPES: Record<Table, readonly string[]> = {
   users: ['int', 'text', 'text', 'bigint'],
-  links: ['int', 'int', 'text', 'text', 'text', 'bigint'],
-  clicks: ['bigint', 'int', 'text', 'text', 'text', 'text', 'bigint'],
+  links: ['int', 'int', 'text', 'text', 'text', 'bigint', 'bigint', 'int', 'int', 'text'],
+  clicks: ['bigint', 'int', 'text', 'text', 'text', 'text', 'bigint', 'text'],
+  click_strings: ['int', 'text'],
+  click_agents: ['int', 'text', 'text', 'text', 'text', 'int'],
+  click_records: ['bigint', 'int', 'bigint', 'int', 'int', 'int', 'int', 'text'],
+  click_days: ['int', 'int', 'smallint', 'int', 'bigint'],
 };
+
+/** Columns that go in as something else than they travel. */
+const WRITE: Partial<Record<string, string>> = { bot: 'bot <> 0' };
 
 function insertStatement(table: Table): string {
   const columns = COLUMNS[table].join(', ');
+  const values = COLUMNS[table].map((column) => WRITE[column] ?? column).join(', ');
   const arrays = TYPES[table].map((type, i) => `$${i + 1}::${type}[]`).join(', ');
-  return `INSERT INTO ${table} (${columns}) SELECT * FROM unnest(${arrays})`;
+  return `INSERT INTO ${table} (${columns}) SELECT ${values} FROM unnest(${arrays}) AS r(${columns})`;
 }
+
+/**
+ * `SELECT … FROM table` in key order, after a key ($1…) unless there is none. The key
+ * is named with its table: a bare `id` in ORDER BY would name the float8 output column,
+ * and sort the whole rest of the table instead of walking the primary key.
+ */
+function rowsQuery(table: Table, from: 'start' | 'after'): string {
+  const width = KEY_WIDTH[table];
+  const key = COLUMNS[table]
+    .slice(0, width)
+    .map((column) => `${table}.${column}`)
+    .join(', ');
+  const bounds = TYPES[table]
+    .slice(0, width)
+    .map((type, i) => `$${i + 1}::${type}`)
+    .join(', ');
+  const after = from === 'start' ? '' : `WHERE (${key}) > (${bounds})`;
+  const limit = `$${from === 'start' ? 1 : width + 1}`;
+  return `SELECT ${READ[table]} FROM ${table} ${after} ORDER BY ${key} LIMIT ${limit}`;
+}
+
+/** The highest id in a numbered table; a click's may be in the records. */
+const MAX_ID: Record<(typeof NUMBERED)[number], string> = {
+  users: 'coalesce((SELECT max(id) FROM users), 0)',
+  links: 'coalesce((SELECT max(id) FROM links), 0)',
+  clicks:
+    'greatest(coalesce((SELECT max(id) FROM clicks), 0), coalesce((SELECT max(id) FROM click_records), 0))',
+  click_strings: 'coalesce((SELECT max(id) FROM click_strings), 0)',
+  click_agents: 'coalesce((SELECT max(id) FROM click_agents), 0)',
+};
 
 /** The rows as one array per column, as unnest takes them. */
 function byColumn(rows: readonly Row[], width: number): Row[] {
@@ -74,13 +124,18 @@ export class PostgresSide implements CopySide {
       async insert(table, rows) {
         await client.unsafe(insertStatement(table), byColumn(rows, COLUMNS[table].length));
       },
-      // One row per link, in shard 0: one aggregate over the copied log. Counting each
-      // chunk's clicks as it went in cost an upsert per link per chunk (copying 1M clicks
-      // took 32 s instead of 14).
+      // One row per link, in shard 0: its humans and bots day counts plus its clicks in
+      // the log, one aggregate over each. Counting each chunk's clicks as it went in cost
+      // an upsert per link per chunk (copying 1M clicks took 32 s instead of 14).
       async countClicks() {
         await client`
           INSERT INTO link_clicks (link_id, shard, clicks)
-          SELECT link_id, 0, count(*) FROM clicks GROUP BY link_id`;
+          SELECT link_id, 0, sum(n) FROM (
+            SELECT link_id, sum(clicks) AS n FROM click_days WHERE dimension IN (0, 1)
+            GROUP BY link_id
+            UNION ALL
+            SELECT link_id, count(*) FROM clicks GROUP BY link_id) counted
+          GROUP BY link_id`;
       },
       async insertSettings(settings) {
         const keys = settings.map(([key]) => key);
@@ -88,13 +143,14 @@ export class PostgresSide implements CopySide {
         await client`INSERT INTO settings (key, value) SELECT * FROM unnest(${keys}::text[], ${values}::text[])`;
       },
       // The next id of each table goes past both the copied ids and every id the source
-      // ever handed out (a token names its user by id: a deleted user's must not return).
+      // ever handed out (a token names its user by id: a deleted user's must not return;
+      // a click record keeps its click's id).
       async moveSequences(highWater) {
         await client.begin(async (tx) => {
-          for (const table of TABLES) {
+          for (const table of NUMBERED) {
             await tx.unsafe(
               `SELECT setval(pg_get_serial_sequence('${table}', 'id'), greatest(n, 1), n > 0)
-               FROM (SELECT greatest($1::bigint, coalesce(max(id), 0)) AS n FROM ${table}) high`,
+               FROM (SELECT greatest($1::bigint, ${MAX_ID[table]}) AS n) high`,
               [highWater[table]],
             );
           }
@@ -115,27 +171,24 @@ export class PostgresSide implements CopySide {
 }
 
 function snapshotOf(tx: SQL): Snapshot {
-  const sequenced = (table: Table) =>
+  const sequenced = (table: (typeof NUMBERED)[number]) =>
     `greatest(coalesce(pg_sequence_last_value(pg_get_serial_sequence('${table}', 'id')::regclass), 0),
-              coalesce((SELECT max(id) FROM ${table}), 0))::float8 AS ${table}`;
+              ${MAX_ID[table]})::float8 AS ${table}`;
   return {
     async contents() {
-      const [row]: Contents[] = await tx`
-        SELECT (SELECT count(*) FROM users)::float8 AS users,
-               (SELECT count(*) FROM links)::float8 AS links,
-               (SELECT count(*) FROM clicks)::float8 AS clicks,
-               (SELECT count(*) FROM settings WHERE key <> ${HEALTH_PROBE_KEY})::float8 AS settings`;
+      const [row]: Contents[] = await tx.unsafe(
+        `SELECT ${TABLES.map((table) => `(SELECT count(*) FROM ${table})::float8 AS ${table}`).join(', ')},
+                (SELECT count(*) FROM settings WHERE key <> $1)::float8 AS settings`,
+        [HEALTH_PROBE_KEY],
+      );
       return row as Contents;
     },
-    // `ORDER BY ${table}.id`: a bare `id` would name the float8 output column, and sort
-    // the whole rest of the table instead of walking the primary key.
     async rows(table, after, limit) {
-      return (await tx
-        .unsafe(`SELECT ${READ[table]} FROM ${table} WHERE id > $1 ORDER BY ${table}.id LIMIT $2`, [
-          after,
-          limit,
-        ])
-        .values()) as Row[];
+      const query =
+        after === undefined
+          ? tx.unsafe(rowsQuery(table, 'start'), [limit])
+          : tx.unsafe(rowsQuery(table, 'after'), [...after, limit]);
+      return (await query.values()) as Row[];
     },
     async settings() {
       return (await tx`SELECT key, value FROM settings WHERE key <> ${HEALTH_PROBE_KEY} ORDER BY key`.values()) as [
@@ -144,14 +197,19 @@ function snapshotOf(tx: SQL): Snapshot {
       ][];
     },
     async highWater() {
-      const [row]: HighWater[] = await tx.unsafe(`SELECT ${TABLES.map(sequenced).join(', ')}`);
+      const [row]: HighWater[] = await tx.unsafe(`SELECT ${NUMBERED.map(sequenced).join(', ')}`);
       return row as HighWater;
     },
+    // Per link, through the indexes that lead with link_id (click_days' key, clicks_link).
     async *linkCounts() {
       let after = 0;
       for (;;) {
         const chunk = (await tx`
-          SELECT l.id, (SELECT coalesce(sum(c.clicks), 0) FROM link_clicks c WHERE c.link_id = l.id)::float8
+          SELECT l.id,
+                 ((SELECT coalesce(sum(d.clicks), 0) FROM click_days d
+                   WHERE d.link_id = l.id AND d.dimension IN (0, 1))
+                  + (SELECT count(*) FROM clicks k WHERE k.link_id = l.id))::float8,
+                 (SELECT coalesce(sum(c.clicks), 0) FROM link_clicks c WHERE c.link_id = l.id)::float8
           FROM links l WHERE l.id > ${after} ORDER BY l.id LIMIT ${COUNTS_CHUNK}`.values()) as LinkCount[];
         if (chunk.length === 0) return;
         yield chunk;

@@ -29,7 +29,7 @@ const LINE_INTERVAL_MS = 5000;
 /** A bar is redrawn at most this often: a terminal need not draw a thousand frames a second. */
 const REDRAW_MS = 100;
 const BAR_WIDTH = 24;
-const NAME_WIDTH = 8;
+const NAME_WIDTH = 13;
 
 export const count = (n: number) => Math.round(n).toLocaleString('en-US');
 

@@ -1,6 +1,6 @@
 // `kurz copy` on a SQLite database: its snapshot is one read transaction, its writes
-// multi-row INSERTs, one transaction per chunk. Click counts need no writing here: the
-// copied click log is the truth, and reads add whatever the rollup has not folded yet.
+// multi-row INSERTs, one transaction per chunk. Once all is in, the counts file is
+// seeded from the copied day counts, and the copied records marked as rolled up.
 
 import type { Database, SQLQueryBindings, Statement } from 'bun:sqlite';
 import { describeDatabase } from '../store/database-url.ts';
@@ -12,20 +12,62 @@ import {
   type CopySide,
   HEALTH_PROBE_KEY,
   type HighWater,
+  KEY_WIDTH,
   type LinkCount,
   type LinkTotals,
   type Row,
   type Snapshot,
+  TABLES,
   type Table,
   type Target,
 } from './tables.ts';
 
-/** Rows per INSERT statement: well under SQLite's 32,766 parameters, with 7 columns. */
+/** Rows per INSERT statement: well under SQLite's 32,766 parameters, with 10 columns. */
 const ROWS_PER_STATEMENT = 200;
 /** Link counts handed over at a time by linkCounts(). */
 const COUNTS_CHUNK = 5000;
-/** Tables whose ids come from sqlite_sequence (AUTOINCREMENT); clicks take max(id) + 1. */
-const SEQUENCED: readonly Table[] = ['users', 'links'];
+/** Tables whose ids come from sqlite_sequence (AUTOINCREMENT); the others take max(id) + 1. */
+const SEQUENCED = ['users', 'links'] as const;
+
+/** The highest id each numbered table has handed out, as one row. */
+const HIGH_WATER = `SELECT
+  ${SEQUENCED.map(
+    (table) => `max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = '${table}'), 0),
+                   coalesce((SELECT max(id) FROM ${table}), 0)) AS ${table}`,
+  ).join(',\n  ')},
+  max(coalesce((SELECT max(id) FROM clicks), 0), coalesce((SELECT max(id) FROM click_records), 0),
+      coalesce((SELECT max(through) FROM click_rollup), 0)) AS clicks,
+  coalesce((SELECT max(id) FROM click_strings), 0) AS click_strings,
+  coalesce((SELECT max(id) FROM click_agents), 0) AS click_agents`;
+
+/**
+ * A link's clicks, as on either engine: its humans and bots day counts, plus its clicks
+ * still in the log; beside them the count the store shows (the counts file and the
+ * log's tail). The log has no index on link_id: it is grouped once, not read per link.
+ */
+const LINK_COUNTS = `${CLICKS_OF_LINKS},
+  days AS (SELECT link_id, sum(clicks) AS n FROM click_days WHERE dimension IN (0, 1) GROUP BY link_id),
+  log AS (SELECT link_id, count(*) AS n FROM clicks GROUP BY link_id)
+  SELECT l.id, coalesce(d.n, 0) + coalesce(g.n, 0) AS kept, ${CLICKS_COLUMN}
+  FROM links l ${CLICKS_JOINS}
+  LEFT JOIN days d ON d.link_id = l.id LEFT JOIN log g ON g.link_id = l.id
+  ORDER BY l.id`;
+
+/**
+ * The analytics rollup's mark on a copy: every copied click record counts as moved out
+ * of the log, unless the log holds a lower id (PostgreSQL hands out ids before commit,
+ * so its log may): a click at or below the mark would be read as moved, and lost.
+ */
+const ROLLED_UP_THROUGH = `SELECT min(coalesce((SELECT max(id) FROM click_records), 0),
+  coalesce((SELECT min(id) - 1 FROM clicks), 9223372036854775807)) AS through`;
+
+/** `SELECT … FROM table` in key order, from the start or after a key. */
+function rowsQuery(table: Table, from: 'start' | 'after'): string {
+  const key = COLUMNS[table].slice(0, KEY_WIDTH[table]).join(', ');
+  const after =
+    from === 'start' ? '' : `WHERE (${key}) > (${Array(KEY_WIDTH[table]).fill('?').join(', ')})`;
+  return `SELECT ${COLUMNS[table].join(', ')} FROM ${table} ${after} ORDER BY ${key} LIMIT ?`;
+}
 
 /**
  * bun:sqlite works synchronously; its work is run on the next microtask instead of at
@@ -51,9 +93,7 @@ export class SqliteSide implements CopySide {
     this.target = {
       resetDerived: later(() => this.resetDerived()),
       insert: later((table, rows) => this.insert(table, rows)),
-      // Nothing to write: reads add the clicks the rollup has not folded yet, so counts
-      // are right at once, and the maintenance thread folds them in the background.
-      countClicks: async () => {},
+      countClicks: later(() => this.countClicks()),
       insertSettings: later((settings) => this.insertSettings(settings)),
       moveSequences: later((highWater) => this.moveSequences(highWater)),
     };
@@ -72,10 +112,9 @@ export class SqliteSide implements CopySide {
   async withSnapshot<T>(work: (snapshot: Snapshot) => Promise<T>): Promise<T> {
     this.db.run('BEGIN');
     try {
-      // The counts file is read first, so its snapshot is no newer than the log's: the
-      // rolled-up counts then never include a click the log snapshot lacks, and the
-      // log's tail beyond the rollup holds the rest (a kurz may be writing meanwhile).
-      this.statement('SELECT count(*) AS n FROM counts.rollup').get();
+      // The first read fixes the snapshot of the main file, which holds every table
+      // copied and compared (a kurz may be writing meanwhile). The counts file gives the
+      // count the store shows, compared only on a target, which nothing else writes.
       this.statement('SELECT count(*) AS n FROM settings').get();
       return await work(this.snapshot());
     } finally {
@@ -88,39 +127,33 @@ export class SqliteSide implements CopySide {
     return {
       contents: later(
         () =>
-          this.statement(`SELECT (SELECT count(*) FROM users) AS users,
-                (SELECT count(*) FROM links) AS links,
-                (SELECT count(*) FROM clicks) AS clicks,
+          this.statement(`SELECT ${TABLES.map((table) => `(SELECT count(*) FROM ${table}) AS ${table}`).join(', ')},
                 (SELECT count(*) FROM settings WHERE key <> '${HEALTH_PROBE_KEY}') AS settings`).get() as Contents,
       ),
-      rows: later(
-        (table: Table, after: number, limit: number) =>
-          this.statement(
-            `SELECT ${COLUMNS[table].join(', ')} FROM ${table} WHERE id > ? ORDER BY id LIMIT ?`,
-          ).values(after, limit) as Row[],
+      rows: later((table: Table, after: Row | undefined, limit: number) =>
+        after === undefined
+          ? (this.statement(rowsQuery(table, 'start')).values(limit) as Row[])
+          : (this.statement(rowsQuery(table, 'after')).values(
+              ...(after as SQLQueryBindings[]),
+              limit,
+            ) as Row[]),
       ),
       settings: async () =>
         this.statement('SELECT key, value FROM settings WHERE key <> ? ORDER BY key').values(
           HEALTH_PROBE_KEY,
         ) as [string, string][],
-      highWater: async () => {
-        const high = (table: Table) =>
-          SEQUENCED.includes(table)
-            ? `max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = '${table}'), 0),
-                   coalesce((SELECT max(id) FROM ${table}), 0))`
-            : `coalesce((SELECT max(id) FROM ${table}), 0)`;
-        return this.statement(
-          `SELECT ${high('users')} AS users, ${high('links')} AS links, ${high('clicks')} AS clicks`,
-        ).get() as HighWater;
-      },
-      // One statement, walked a chunk at a time: the log's tail is grouped once, not per chunk.
+      // The highest click id may be in the records, or gone with its link (the mark).
+      highWater: async () => this.statement(HIGH_WATER).get() as HighWater,
+      // One statement, walked a chunk at a time: the log is grouped once, not per chunk.
       async *linkCounts() {
-        const query = side.statement(
-          `${CLICKS_OF_LINKS} SELECT l.id, ${CLICKS_COLUMN} FROM links l ${CLICKS_JOINS} ORDER BY l.id`,
-        ) as Statement<{ id: number; clicks: number }>;
+        const query = side.statement(LINK_COUNTS) as Statement<{
+          id: number;
+          kept: number;
+          clicks: number;
+        }>;
         let chunk: LinkCount[] = [];
         for (const row of query.iterate()) {
-          chunk.push([row.id, row.clicks]);
+          chunk.push([row.id, row.kept, row.clicks]);
           if (chunk.length === COUNTS_CHUNK) {
             yield chunk;
             chunk = [];
@@ -142,6 +175,28 @@ export class SqliteSide implements CopySide {
       this.statement('DELETE FROM link_totals').run();
       this.statement('DELETE FROM counts.link_clicks').run();
       this.statement('DELETE FROM counts.rollup').run();
+      this.statement('DELETE FROM click_rollup').run();
+    })();
+  }
+
+  /**
+   * Marks the copied records as moved out of the log (`through`), and makes the counts
+   * file hold exactly the clicks up to that mark: the day counts, as reconcileCounts
+   * seeds it (the log holds no click at or below the mark). Reads add the whole log
+   * beyond it, so each link shows its day counts plus its clicks in the log, and the
+   * rollup of a kurz started on the copy folds the log from there. Without records,
+   * no mark: the log is read whole, as in a new database.
+   */
+  private countClicks(): void {
+    this.db.transaction(() => {
+      const { through } = this.statement(ROLLED_UP_THROUGH).get() as { through: number };
+      this.statement(`INSERT INTO counts.link_clicks (link_id, clicks)
+        SELECT link_id, sum(clicks) FROM main.click_days WHERE dimension IN (0, 1)
+        GROUP BY link_id`).run();
+      if (through > 0) {
+        this.statement('INSERT INTO click_rollup (id, through) VALUES (1, ?)').run(through);
+        this.statement('INSERT INTO counts.rollup (id, through) VALUES (1, ?)').run(through);
+      }
     })();
   }
 
@@ -173,7 +228,8 @@ export class SqliteSide implements CopySide {
   /**
    * Copying explicit ids already moves sqlite_sequence up to them; ids handed out by the
    * source and deleted since are above that, and must not be given again (a token names
-   * its user by id). Clicks have no sequence: SQLite takes the highest id plus one.
+   * its user by id). Clicks, click strings and agents have no sequence: SQLite takes the
+   * highest id plus one.
    */
   private moveSequences(highWater: HighWater): void {
     const update = this.statement('UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = ?');

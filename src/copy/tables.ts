@@ -1,37 +1,104 @@
 // What `kurz copy` moves, and the two faces each database shows it: a snapshot to read
 // from and a target to write to. The tables and columns are the same on SQLite and
-// PostgreSQL; counts are not copied but follow from the click records on each side.
+// PostgreSQL, ids included; counts are not copied but follow from the clicks on each side.
 
-/** The tables copied row by row, in this order (links refer to users). */
-export const TABLES = ['users', 'links', 'clicks'] as const;
+/**
+ * The tables copied row by row, in this order (links refer to users; click records to
+ * click strings and agents). The click log and the click records together hold every
+ * click: the analytics rollup moves clicks from the one to the other.
+ */
+export const TABLES = [
+  'users',
+  'links',
+  'clicks',
+  'click_strings',
+  'click_agents',
+  'click_records',
+  'click_days',
+] as const;
 export type Table = (typeof TABLES)[number];
 
-/** Columns of each table, in the order rows travel (the first is the id, the keyset). */
+/** Columns of each table, in the order rows travel; the first KEY_WIDTH are the key. */
 export const COLUMNS: Record<Table, readonly string[]> = {
   users: ['id', 'email', 'password_hash', 'created_at'],
-  links: ['id', 'user_id', 'original_url', 'short_code', 'source', 'created_at'],
-  clicks: ['id', 'link_id', 'source', 'query_source', 'referrer', 'user_agent', 'created_at'],
+  links: [
+    'id',
+    'user_id',
+    'original_url',
+    'short_code',
+    'source',
+    'created_at',
+    'expires_at',
+    'max_clicks',
+    'limited_clicks',
+    'password_hash',
+  ],
+  clicks: [
+    'id',
+    'link_id',
+    'source',
+    'query_source',
+    'referrer',
+    'user_agent',
+    'created_at',
+    'country',
+  ],
+  click_strings: ['id', 'value'],
+  // `bot` travels as 0 or 1: SQLite stores it so, PostgreSQL as a boolean.
+  click_agents: ['id', 'value', 'browser', 'os', 'device', 'bot'],
+  click_records: [
+    'id',
+    'link_id',
+    'created_at',
+    'source',
+    'query_source',
+    'referrer',
+    'agent',
+    'country',
+  ],
+  click_days: ['link_id', 'day', 'dimension', 'value', 'clicks'],
+};
+
+/** How many leading columns make each table's primary key: the keyset rows are read by. */
+export const KEY_WIDTH: Record<Table, number> = {
+  users: 1,
+  links: 1,
+  clicks: 1,
+  click_strings: 1,
+  click_agents: 1,
+  click_records: 1,
+  click_days: 4,
 };
 
 /** A row as its column values, in COLUMNS order; ids and times are JavaScript numbers. */
 export type Row = (string | number | null)[];
 
+/** The key of a row: what the next chunk starts after. */
+export function keyOf(table: Table, row: Row): Row {
+  return row.slice(0, KEY_WIDTH[table]);
+}
+
 /** /health's probe row: written by every running kurz, it is not data and is not copied. */
 export { HEALTH_PROBE_KEY } from '../health/health-check.ts';
 
 /** Rows per table (settings without the health probe): what makes a database non-empty. */
-export interface Contents {
-  users: number;
-  links: number;
-  clicks: number;
-  settings: number;
-}
+export type Contents = Record<Table | 'settings', number>;
 
-/** The highest ids ever handed out (deleted rows included), so the target never reuses one. */
-export type HighWater = Record<Table, number>;
+/** The tables whose ids are handed out by the database, and must never be handed out again. */
+export const NUMBERED = ['users', 'links', 'clicks', 'click_strings', 'click_agents'] as const;
 
-/** A link's id and its click count, as its store computes it. */
-export type LinkCount = [id: number, clicks: number];
+/**
+ * The highest ids ever handed out (deleted rows included), so the target never reuses
+ * one. `clicks` covers the click records too: a record keeps its click's id.
+ */
+export type HighWater = Record<(typeof NUMBERED)[number], number>;
+
+/**
+ * A link's id, its clicks (rolled up into its humans and bots day counts, plus those
+ * still in the log: the same on either engine), and the count its store shows (SQLite's
+ * counts file and log tail, PostgreSQL's link_clicks), which must agree with them.
+ */
+export type LinkCount = [id: number, clicks: number, shown: number];
 
 /** Links per owner (owner 0: links of no one), as X-Total-Count reads them. */
 export type LinkTotals = Map<number, number>;
@@ -39,12 +106,12 @@ export type LinkTotals = Map<number, number>;
 /** A consistent view of a database: every read sees the same moment. */
 export interface Snapshot {
   contents(): Promise<Contents>;
-  /** The next `limit` rows of `table` with ids above `after`, in id order. */
-  rows(table: Table, after: number, limit: number): Promise<Row[]>;
+  /** The next `limit` rows of `table` with keys above `after` (undefined: from the first), in key order. */
+  rows(table: Table, after: Row | undefined, limit: number): Promise<Row[]>;
   /** Every setting but the health probe. */
   settings(): Promise<[key: string, value: string][]>;
   highWater(): Promise<HighWater>;
-  /** Every link's click count, in id order, a chunk at a time. */
+  /** Every link's clicks, in id order, a chunk at a time. */
   linkCounts(): AsyncIterable<LinkCount[]>;
   linkTotals(): Promise<LinkTotals>;
 }
@@ -58,7 +125,10 @@ export interface Target {
   resetDerived(): Promise<void>;
   /** Writes one chunk in one transaction. */
   insert(table: Table, rows: readonly Row[]): Promise<void>;
-  /** Once every click is in: makes each link's count equal its click records. */
+  /**
+   * Once every table is in: makes each link's count what its day counts (humans and
+   * bots) and its clicks in the log add up to, and marks the copied records as rolled up.
+   */
   countClicks(): Promise<void>;
   insertSettings(settings: readonly [string, string][]): Promise<void>;
   /** Moves the id sequences past `highWater`, so new rows get ids never used before. */
