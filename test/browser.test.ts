@@ -684,6 +684,18 @@ const focusedName = (page: Page) =>
     return element?.getAttribute('aria-label') ?? element?.textContent ?? null;
   });
 
+/** Waits until the focused element is named `name` (a dialog gives focus back on its close event). */
+async function waitForFocus(page: Page, name: string) {
+  let seen: string | null = null;
+  await eventually(
+    async () => {
+      seen = await focusedName(page);
+      return seen === name;
+    },
+    () => `focus on ${name}, seen on ${seen}`,
+  );
+}
+
 /** Neither the page nor an open dialog scrolls sideways. */
 const fitsWidth = (page: Page) =>
   page.evaluate(() => {
@@ -740,7 +752,7 @@ for (const [size, viewport] of VIEWPORTS) {
             await waitForText(edit.getByRole('alert'), 'URL must start with http:// or https://');
             await page.keyboard.press('Escape');
             await edit.waitFor({ state: 'hidden' });
-            expect(await focusedName(page)).toBe('Edit promo');
+            await waitForFocus(page, 'Edit promo');
             expect(await rowOf(page, 'promo').locator('a.target').textContent()).toBe(
               `${TARGET}/old`,
             );
@@ -751,7 +763,7 @@ for (const [size, viewport] of VIEWPORTS) {
             expect(await saveOk(page, edit)).toEqual({ url: `${TARGET}/new` });
             await waitForText(rowOf(page, 'promo').locator('a.target'), `${TARGET}/new`);
             await waitForText(page.locator('#list-status'), 'Saved promo.');
-            expect(await focusedName(page)).toBe('Edit promo');
+            await waitForFocus(page, 'Edit promo');
             expect(await follow(kurz.url, 'promo')).toEqual({
               status: 307,
               location: `${TARGET}/new`,
@@ -844,6 +856,59 @@ for (const [size, viewport] of VIEWPORTS) {
     );
 
     test(
+      'the shorten form’s options set an expiry, a click limit and a password at creation',
+      async () => {
+        await withKurz(
+          ['--mode', 'accounts'],
+          async (kurz, page) => {
+            await page.goto(kurz.url);
+            await register(page, 'new@example.com');
+            const token = (await page.evaluate(() => localStorage.getItem('kurz.token'))) ?? '';
+            const shortenForm = page.locator('#shorten-form');
+            await shortenForm.getByText('Expiry, click limit, password').click();
+            await page.getByLabel('URL', { exact: true }).fill(`${TARGET}/guarded`);
+            await page.getByLabel('Custom code').fill('guarded');
+            await shortenForm.getByLabel('Expires').fill('2031-01-02T03:04');
+            await shortenForm.getByLabel('Max clicks').fill('5');
+            await shortenForm.getByLabel('Link password').fill('letmein');
+            expect(await fitsWidth(page)).toBe(true);
+            const [request] = await Promise.all([
+              page.waitForRequest((request) => request.method() === 'POST'),
+              page.getByRole('button', { name: 'Shorten' }).click(),
+            ]);
+            expect(request.postDataJSON()).toEqual({
+              url: `${TARGET}/guarded`,
+              custom_code: 'guarded',
+              expires_at: '2031-01-02T02:04:00.000Z', // Berlin is UTC+1 in January
+              max_clicks: 5,
+              password: 'letmein',
+            });
+            await waitForBadges(page, 'guarded', ['Password']);
+            expect(await shortenForm.getByLabel('Link password').inputValue()).toBe(''); // reset
+            const detail = await call(kurz.url, 'GET', '/api/links/guarded', { token });
+            expect(detail.json).toMatchObject({
+              expires_at: '2031-01-02T02:04:00.000Z',
+              max_clicks: 5,
+              password_protected: true,
+              status: 'active',
+            });
+
+            // The Edit dialog opens with those settings.
+            const edit = await openEdit(page, 'guarded');
+            expect(await edit.getByLabel('Date and time').inputValue()).toBe('2031-01-02T03:04');
+            expect(await edit.getByLabel('Max clicks').inputValue()).toBe('5');
+            expect(await edit.getByText('This link has a password.').isVisible()).toBe(true);
+            await edit.getByRole('button', { name: 'Cancel' }).click();
+            await edit.waitFor({ state: 'hidden' });
+            await waitForFocus(page, 'Edit guarded');
+          },
+          contextAt(viewport),
+        );
+      },
+      TIMEOUT,
+    );
+
+    test(
       'Delete asks first, naming the link; confirmed, the row and its count go',
       async () => {
         await withKurz(
@@ -875,12 +940,12 @@ for (const [size, viewport] of VIEWPORTS) {
             expect(await confirm.locator('#delete-what').textContent()).toBe(
               `http://localhost:${kurz.port}/second will stop working at once, and its clicks and stats will be deleted. This cannot be undone.`,
             );
-            expect(await focusedName(page)).toBe('Cancel');
+            await waitForFocus(page, 'Cancel');
             expect(await confirm.getByLabel('Admin token').isVisible()).toBe(false);
             expect(await fitsWidth(page)).toBe(true);
             await page.keyboard.press('Enter');
             await confirm.waitFor({ state: 'hidden' });
-            expect(await focusedName(page)).toBe('Delete second');
+            await waitForFocus(page, 'Delete second');
             expect(await shortCodes(page)).toEqual(['third', 'second', 'first']);
 
             // Confirmed: gone from the list and the server; focus moves to the next row.
@@ -895,7 +960,7 @@ for (const [size, viewport] of VIEWPORTS) {
             await waitForText(page.locator('#list-status'), 'Deleted second.');
             await waitForText(page.locator('#range'), '1–2 of 2');
             expect(await shortCodes(page)).toEqual(['third', 'first']);
-            expect(await focusedName(page)).toBe('Delete first');
+            await waitForFocus(page, 'Delete first');
             expect((await call(kurz.url, 'GET', '/api/links/second', { token })).status).toBe(404);
             expect((await follow(kurz.url, 'second')).status).toBe(404);
 
@@ -908,10 +973,13 @@ for (const [size, viewport] of VIEWPORTS) {
               const dialog = page.getByRole('dialog', { name: `Delete ${code}?` });
               await dialog.getByRole('button', { name: 'Delete' }).click();
               await dialog.waitFor({ state: 'hidden' });
-              if (next !== null) expect(await focusedName(page)).toBe(next);
+              if (next !== null) await waitForFocus(page, next);
             }
             await page.getByText('No links yet.', { exact: false }).waitFor();
-            expect(await page.evaluate(() => document.activeElement?.id)).toBe('list-title');
+            await eventually(
+              async () => (await page.evaluate(() => document.activeElement?.id)) === 'list-title',
+              'focus on the list’s heading',
+            );
           },
           contextAt(viewport),
         );
@@ -1029,7 +1097,7 @@ for (const [size, viewport] of VIEWPORTS) {
             // Closed, focus is back on the Stats button.
             await stats.getByRole('button', { name: 'Close' }).click();
             await stats.waitFor({ state: 'hidden' });
-            expect(await focusedName(page)).toBe('Stats for launch');
+            await waitForFocus(page, 'Stats for launch');
           },
           contextAt(viewport),
         );
@@ -1128,7 +1196,7 @@ for (const [size, viewport] of VIEWPORTS) {
             );
             expect(await fitsWidth(page)).toBe(true);
             await page.keyboard.press('Escape');
-            expect(await focusedName(page)).toBe('Delete alpha');
+            await waitForFocus(page, 'Delete alpha');
           },
           contextAt(viewport),
         );
@@ -1215,7 +1283,7 @@ for (const [size, viewport] of VIEWPORTS) {
             expect(csv.trimEnd().split('\n').length).toBe(4);
             await page.keyboard.press('Escape');
             await stats.waitFor({ state: 'hidden' });
-            expect(await focusedName(page)).toBe('Stats for opened');
+            await waitForFocus(page, 'Stats for opened');
           },
           contextAt(viewport),
         );

@@ -1,5 +1,6 @@
 // The shorten form and its result: the full short URL, a Copy button and the QR code
 // (shown as SVG, downloadable as PNG). The list's QR buttons reuse the result panel.
+// Behind a disclosure, the link's optional settings: expiry, click limit, password.
 
 import { byId } from './dom.js';
 
@@ -8,6 +9,9 @@ export function createShortener({ api, shortUrlOf, onCreated }) {
   const url = byId('url');
   const customCode = byId('custom-code');
   const source = byId('source');
+  const expires = byId('new-expires');
+  const maxClicks = byId('new-max-clicks');
+  const password = byId('new-password');
   const error = byId('shorten-error');
   const result = byId('result');
   const resultLink = byId('result-link');
@@ -23,13 +27,22 @@ export function createShortener({ api, shortUrlOf, onCreated }) {
   form.addEventListener('submit', async (event) => {
     event.preventDefault(); // the CSP forbids form submission; we send JSON instead
     if (busy) return;
+    error.textContent = '';
+    // A number field holding what is no number reads as empty: say so, not "no limit".
+    if (maxClicks.validity.badInput) {
+      error.textContent = 'Max clicks must be a whole number, or empty.';
+      return;
+    }
     busy = true;
     form.setAttribute('aria-busy', 'true');
-    error.textContent = '';
     // Optional fields left empty are left out, so the server generates a code.
     const body = { url: url.value.trim() };
     if (customCode.value.trim()) body.custom_code = customCode.value.trim();
     if (source.value.trim()) body.source = source.value.trim();
+    // A datetime-local value has no zone: the browser reads it in the person's own.
+    if (expires.value) body.expires_at = new Date(expires.value).toISOString();
+    if (maxClicks.value.trim()) body.max_clicks = Number(maxClicks.value);
+    if (password.value) body.password = password.value;
     try {
       const { body: link } = await api.post('/api/shorten', body);
       form.reset();
