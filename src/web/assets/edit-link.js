@@ -48,7 +48,8 @@ export function createEditor({ api, adminToken, onSaved, onUnchanged, onError })
     opener.setAttribute('aria-busy', 'true');
     try {
       const { body } = await api.get(`/api/links/${encodeURIComponent(code)}`);
-      show(body, opener);
+      // Logged out, or the row gone, while it loaded: there is nothing left to edit from.
+      if (opener.isConnected && opener.offsetParent !== null) show(body, opener);
     } catch (e) {
       if (e.status !== 401) onError(`${code} could not be opened for editing: ${e.message}`);
     } finally {
