@@ -6,6 +6,7 @@ import { Elysia, t } from 'elysia';
 import { ownerPlugin } from '../auth/owner.ts';
 import type { TokenKey } from '../auth/tokens.ts';
 import type { Mode } from '../config/config.ts';
+import { Messages } from '../domain/errors.ts';
 import { errorResponses } from '../http/model.ts';
 import { jsonResponse } from '../http/responses.ts';
 import { visibleLink } from '../links/manage-routes.ts';
@@ -52,17 +53,26 @@ export function statsRoutes(options: { mode: Mode; store: Store; secret: TokenKe
       },
       {
         params: CodeParams,
-        query: t.Object({
-          from: t.Optional(
-            t.String({
-              format: 'date',
-              description: 'First UTC day (default: 29 days before `to`).',
-            }),
-          ),
-          to: t.Optional(
-            t.String({ format: 'date', description: 'Last UTC day (default: today).' }),
-          ),
-        }),
+        // Read and checked by parseRange, which names the rule: a schema's own refusal would not.
+        query: t.Object(
+          {
+            from: t.Optional(
+              t.String({
+                error: Messages.statsRange,
+                description: 'First UTC day, YYYY-MM-DD (default: 29 days before `to`).',
+                examples: ['2026-11-01'],
+              }),
+            ),
+            to: t.Optional(
+              t.String({
+                error: Messages.statsRange,
+                description: 'Last UTC day, YYYY-MM-DD (default: today).',
+                examples: ['2026-11-30'],
+              }),
+            ),
+          },
+          { error: Messages.statsRange },
+        ),
         response: {
           200: t.Object(
             {

@@ -109,7 +109,7 @@ export function createRedirect(options: RedirectRoutesOptions): Redirects {
     if (link.passwordHash !== null) return passwordPage(200, undefined, headers);
     // Elysia runs GET routes for HEAD as well; HEAD must not count.
     if (request.method === 'HEAD') return link.respond();
-    if (link.limited) return countLimited(link, request, server).then(link.respond);
+    if (link.limited) return countLimited(link, request, server).then(answer);
     return count(link, request, server).then(link.respond, clickFailed);
   }
 
@@ -342,6 +342,9 @@ export function nativeRedirectRoute(
     redirects.unlock(request.params.code as string, request, server);
   return { '/:code': { GET: handle, HEAD: handle, POST: unlock } };
 }
+
+/** Calls the answer chosen once a click's fate is known. */
+const answer = (respond: () => Response): Response => respond();
 
 function header(headers: Headers, name: string, keep: (value: string) => string): string | null {
   const value = headers.get(name);

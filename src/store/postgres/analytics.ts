@@ -101,10 +101,14 @@ export class PostgresAnalytics {
     });
   }
 
-  /** Records after `afterId`, then clicks still in the log, oldest first. */
-  rows(client: SQL, linkId: number, afterId: number, limit: number): Promise<ClickRow[]> {
-    return client.begin('isolation level repeatable read read only', async (tx) => {
-      const records: ClickRow[] = await tx`
+  /**
+   * Records and clicks still in the log with ids after `afterId`, in id order. Ids are
+   * handed out before commit, so a click may reach the log after clicks with higher
+   * ids were moved: both are read together, in one order, from one snapshot.
+   */
+  async rows(client: SQL, linkId: number, afterId: number, limit: number): Promise<ClickRow[]> {
+    return client`
+      SELECT * FROM (
         SELECT r.id::float8 AS id, r.link_id AS "linkId", r.created_at::float8 AS "createdAt",
                s.value AS source, q.value AS "querySource", f.value AS referrer,
                a.value AS "userAgent", r.country
@@ -114,17 +118,11 @@ export class PostgresAnalytics {
         LEFT JOIN click_strings f ON f.id = r.referrer
         LEFT JOIN click_agents a ON a.id = r.agent
         WHERE r.link_id = ${linkId} AND r.id > ${afterId}
-        ORDER BY r.id LIMIT ${limit}`;
-      if (records.length === limit) return records;
-      // Ids are handed out before commit, so a click still in the log may have a lower
-      // id than a record: the log's clicks come after the records, in their own order.
-      const after = records.at(-1)?.id ?? afterId;
-      const raw: ClickRow[] = await tx.unsafe(
-        `SELECT ${RAW_COLUMNS} FROM clicks WHERE link_id = $1 AND id > $2 ORDER BY id LIMIT $3`,
-        [linkId, after, limit - records.length],
-      );
-      return records.concat(raw);
-    });
+        UNION ALL
+        SELECT id::float8, link_id, created_at::float8, source, query_source, referrer,
+               user_agent, country
+        FROM clicks WHERE link_id = ${linkId} AND id > ${afterId}
+      ) rows ORDER BY id LIMIT ${limit}`;
   }
 
   /** Removes up to `limit` records made before `before`; the BRIN index finds them. */
