@@ -293,7 +293,6 @@ export class TestApp {
       country: row.country,
     }));
   }
-
 }
 
 export class Client {

@@ -66,7 +66,7 @@ export class SqliteAnalytics {
   readonly traffic: (linkId: number, fromDay: number, toDay: number) => LinkTraffic;
   readonly rows: (linkId: number, afterId: number, limit: number) => ClickRow[];
 
-  constructor(private readonly sqlite: Database) {
+  constructor(sqlite: Database) {
     const prepare = <R, P extends unknown[]>(text: string) => {
       const statement = sqlite.prepare<R, P & import('bun:sqlite').SQLQueryBindings[]>(text);
       this.statements.push(statement as unknown as Statement);
