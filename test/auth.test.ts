@@ -276,9 +276,14 @@ describe('tokens on protected endpoints', () => {
       )
       .sort();
     expect(routes).toEqual([
+      ['DELETE', `/api/links/${code}`],
       ['GET', '/api/links'],
+      ['GET', `/api/links/${code}`],
+      ['GET', `/api/links/${code}/clicks.csv`],
       ['GET', `/api/links/${code}/qr.png`],
       ['GET', `/api/links/${code}/qr.svg`],
+      ['GET', `/api/links/${code}/stats`],
+      ['PATCH', `/api/links/${code}`],
       ['POST', '/api/shorten'],
     ]);
     const refusals: Record<string, string>[] = [

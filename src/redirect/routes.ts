@@ -179,19 +179,18 @@ export function createRedirect(options: RedirectRoutesOptions): Redirects {
       if (link.exhausted || (link.expiresAt !== null && Date.now() >= link.expiresAt)) {
         return expired();
       }
+      // Only a protected link takes a POST (decisions.md: a method a path does not serve is 404).
+      if (link.passwordHash === null) return notFound();
       const key = `${code}\u0000${clientKey(clientOf, request, server)}`;
       const wait = wrongPasswords?.left(key) ?? 0;
       if (wait > 0) return tooManyTries(wait);
-      // The form could have been shown before the password was removed: let it through.
-      if (link.passwordHash !== null) {
-        const password = formPassword(await readBodyText(request, BODY_DEADLINE_MS));
-        if (password === undefined || !(await passwords.verify(password, link.passwordHash))) {
-          const after = wrongPasswords?.take(key) ?? 0;
-          if (after > 0) return tooManyTries(after);
-          return passwordPage(401, PasswordNotices.wrong, headers);
-        }
-        wrongPasswords?.reset(key);
+      const password = formPassword(await readBodyText(request, BODY_DEADLINE_MS));
+      if (password === undefined || !(await passwords.verify(password, link.passwordHash))) {
+        const after = wrongPasswords?.take(key) ?? 0;
+        if (after > 0) return tooManyTries(after);
+        return passwordPage(401, PasswordNotices.wrong, headers);
       }
+      wrongPasswords?.reset(key);
       if (!link.limited) await count(link, request, server);
       else if (!(await clicks.recordLimited(click(link, request, server)))) {
         link.exhausted = true;
