@@ -33,8 +33,6 @@ export const PasswordNotices = {
   tooMany: 'Too many wrong passwords. Please wait a while and try again.',
 } as const;
 
-export type PasswordNotice = (typeof PasswordNotices)[keyof typeof PasswordNotices];
-
 /**
  * The page: 200 when first shown, 401 after a wrong password, 429 while the client may
  * not try again (with Retry-After in `headers`). Never cached, and never sends a
@@ -42,7 +40,7 @@ export type PasswordNotice = (typeof PasswordNotices)[keyof typeof PasswordNotic
  */
 export function passwordPage(
   status: 200 | 401 | 429,
-  notice: PasswordNotice | undefined,
+  notice: (typeof PasswordNotices)[keyof typeof PasswordNotices] | undefined,
   headers: Readonly<Record<string, string>>,
 ): Response {
   const error =

@@ -28,9 +28,9 @@ const postgresUrls = new WeakMap<Store, string>();
  * pool and one listening connection. So TestApp.init belongs inside a test, not in a
  * beforeAll, on this store.
  */
-async function openTestPostgres(log: Logger): Promise<Store> {
+async function openTestPostgres(log: Logger, analyticsIntervalMs?: number): Promise<Store> {
   const url = await freshSchemaUrl();
-  const store = await openPostgres({ url, pool: 2, log });
+  const store = await openPostgres({ url, pool: 2, log, analyticsIntervalMs });
   postgresUrls.set(store, url);
   const close = async () => {
     await store.close();
@@ -56,26 +56,7 @@ export async function storeMovedByHand(): Promise<Store> {
   if (TEST_STORE === 'sqlite') {
     return openSqlite({ path: ':memory:', durability: 'normal', rollup: { intervalMs: 0 } });
   }
-  const url = await freshSchemaUrl();
-  const store = await openPostgres({
-    url,
-    pool: 2,
-    log: new MemoryLogger(),
-    analyticsIntervalMs: 0,
-  });
-  postgresUrls.set(store, url);
-  const close = async () => {
-    await store.close();
-    await queryClients.get(store)?.close({ timeout: 1 });
-    queryClients.delete(store);
-  };
-  try {
-    onTestFinished(close);
-  } catch {
-    // Not in a test: closed when the run ends.
-  }
-  atCleanUp(close);
-  return store;
+  return openTestPostgres(new MemoryLogger(), 0);
 }
 
 /** One connection per PostgreSQL store for query(), opened on first use. */

@@ -7,6 +7,7 @@
 import type { SQL } from 'bun';
 import { type ClickRow, type DayCount, DayTally, startOfDay } from '../../analytics/fold.ts';
 import { describeAgent } from '../../analytics/user-agents.ts';
+import { InternedIds } from '../interned-ids.ts';
 import type { LinkTraffic } from '../store.ts';
 
 const RAW_COLUMNS = `id::float8 AS id, link_id AS "linkId", created_at::float8 AS "createdAt",
@@ -18,12 +19,9 @@ const TAKE_CLICKS = `
     SELECT id FROM clicks ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED)
   RETURNING ${RAW_COLUMNS}`;
 
-/** Ids of strings and agents remembered; past it, started afresh. */
-const INTERN_CACHE_SIZE = 50_000;
-
 export class PostgresAnalytics {
-  private readonly strings = new Map<string, number>();
-  private readonly agents = new Map<string, number>();
+  private readonly strings = new InternedIds();
+  private readonly agents = new InternedIds();
 
   /**
    * Moves up to `limit` clicks in one transaction; returns how many it took (fewer than
@@ -55,7 +53,7 @@ export class PostgresAnalytics {
         new Set(kept.map((row) => row.userAgent).filter((ua): ua is string => ua !== null)),
         fresh.agents,
       );
-      const id = (value: string | null, cache: Map<string, number>, extra: Map<string, number>) =>
+      const id = (value: string | null, cache: InternedIds, extra: Map<string, number>) =>
         value === null ? null : (cache.get(value) ?? extra.get(value) ?? null);
       await tx`
         INSERT INTO click_records (id, link_id, created_at, source, query_source, referrer, agent, country)
@@ -79,8 +77,8 @@ export class PostgresAnalytics {
         DO UPDATE SET clicks = click_days.clicks + excluded.clicks`;
       return rows.length;
     });
-    remember(this.strings, fresh.strings);
-    remember(this.agents, fresh.agents);
+    this.strings.remember(fresh.strings);
+    this.agents.remember(fresh.agents);
     return taken;
   }
 
@@ -159,9 +157,4 @@ export class PostgresAnalytics {
       await tx`SELECT id, value FROM click_agents WHERE value = ANY(${missing}::text[])`;
     for (const row of rows) fresh.set(row.value, row.id);
   }
-}
-
-function remember(cache: Map<string, number>, fresh: Map<string, number>): void {
-  if (cache.size + fresh.size > INTERN_CACHE_SIZE) cache.clear();
-  for (const [value, id] of fresh) cache.set(value, id);
 }

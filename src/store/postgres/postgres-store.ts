@@ -8,7 +8,9 @@ import { DrizzleQueryError, sql as dsql, eq } from 'drizzle-orm';
 import { type BunSQLDatabase, drizzle } from 'drizzle-orm/bun-sql';
 import { StoreUnavailableError } from '../../domain/errors.ts';
 import { consoleLogger, type Logger } from '../../logger.ts';
+import { shareLimits } from '../click-limits.ts';
 import { applyChanges } from '../link-changes.ts';
+import { scheduleRetention } from '../retention.ts';
 import {
   type Click,
   type ClickRow,
@@ -96,7 +98,7 @@ const ANALYTICS_STEP = 2000;
  */
 const BUSY_CLICKS = 2000;
 const IDLE_STEPS = 50;
-const RETENTION_INTERVAL_MS = 3_600_000;
+/** Click records removed per statement, when retention runs. */
 const RETENTION_SLICE = 5000;
 /** Shards of each link's click count (see link_clicks in schema.ts). */
 const COUNT_SHARDS = 16;
@@ -208,6 +210,7 @@ export class PostgresStore implements Store {
   /** Clicks this instance wrote since the analytics timer last looked. */
   private clicksWritten = 0;
   private readonly timers: ReturnType<typeof setInterval>[] = [];
+  private stopRetention = () => {};
   private moving: Promise<unknown> | undefined;
 
   constructor(
@@ -598,25 +601,10 @@ export class PostgresStore implements Store {
     const rows: { id: number; max: number | null; used: number }[] = await tx`
       SELECT id, max_clicks AS max, limited_clicks AS used FROM links
       WHERE id = ANY(${ids}::int[]) ORDER BY id FOR UPDATE`;
-    const room = new Map<number, number>(ids.map((id) => [id, 0]));
+    // A link gone since it was looked up has no row, and no room: its clicks are refused.
+    const room = new Map<number, number>();
     for (const row of rows) room.set(row.id, row.max === null ? Infinity : row.max - row.used);
-    const counted = new Map<number, number>();
-    const stored: Click[] = [];
-    const refused = new Set<number>();
-    batch.forEach((click, i) => {
-      if (!click.limited) {
-        stored.push(click);
-        return;
-      }
-      const left = room.get(click.linkId) ?? 0;
-      if (left <= 0) {
-        refused.add(i);
-        return;
-      }
-      room.set(click.linkId, left - 1);
-      if (left !== Infinity) counted.set(click.linkId, (counted.get(click.linkId) ?? 0) + 1);
-      stored.push(click);
-    });
+    const { stored, refused, counted } = shareLimits(batch, (linkId) => room.get(linkId) ?? 0);
     if (counted.size > 0) {
       await tx`
         UPDATE links SET limited_clicks = limited_clicks + v.n
@@ -624,7 +612,7 @@ export class PostgresStore implements Store {
         WHERE links.id = v.id`;
     }
     if (stored.length > 0) await tx.unsafe(RECORD_CLICKS, this.clickParams(stored));
-    return refused.size > 0 ? refused : undefined;
+    return refused;
   }
 
   linkTraffic(linkId: number, fromDay: number, toDay: number): Promise<LinkTraffic> {
@@ -638,12 +626,18 @@ export class PostgresStore implements Store {
   async rollUpClicks(): Promise<number> {
     // After one under way, whose clicks are locked until it commits.
     await this.moving?.catch(() => {});
+    return this.moveSteps(Infinity);
+  }
+
+  /** Moves the log a step at a time, at most `steps`, until a step finds less than a full one. */
+  private async moveSteps(steps: number): Promise<number> {
     let moved = 0;
-    for (;;) {
+    for (let i = 0; i < steps && !this.closed; i++) {
       const n = await this.run(() => this.analytics.step(this.client, ANALYTICS_STEP));
       moved += n;
-      if (n < ANALYTICS_STEP) return moved;
+      if (n < ANALYTICS_STEP) break;
     }
+    return moved;
   }
 
   async pruneClickRecords(before: number): Promise<number> {
@@ -669,33 +663,22 @@ export class PostgresStore implements Store {
       timer.unref();
       this.timers.push(timer);
     }
-    if (retentionDays > 0) {
-      const prune = () => {
-        if (this.closed) return;
-        const before = Date.now() - retentionDays * 86_400_000;
-        this.pruneClickRecords(before).then(
-          (n) => {
-            if (n > 0) {
-              this.log.info(`kurz: removed ${n} click records older than ${retentionDays} days`);
-            }
-          },
-          () => {},
-        );
-      };
-      const first = setTimeout(prune, 10_000);
-      const timer = setInterval(prune, RETENTION_INTERVAL_MS);
-      first.unref();
-      timer.unref();
-      this.timers.push(first, timer);
-    }
+    this.stopRetention = scheduleRetention(retentionDays, (before) => {
+      if (this.closed) return;
+      this.pruneClickRecords(before).then(
+        (n) => {
+          if (n > 0) {
+            this.log.info(`kurz: removed ${n} click records older than ${retentionDays} days`);
+          }
+        },
+        () => {},
+      );
+    });
   }
 
   private async moveClicks(steps: number): Promise<void> {
     try {
-      for (let i = 0; i < steps && !this.closed; i++) {
-        const n = await this.run(() => this.analytics.step(this.client, ANALYTICS_STEP));
-        if (n < ANALYTICS_STEP) return;
-      }
+      await this.moveSteps(steps);
     } catch {
       // Unavailable, or a deadlock with another instance: the clicks stay in the log.
     }
@@ -809,6 +792,7 @@ export class PostgresStore implements Store {
     if (this.closed) return;
     this.closed = true;
     for (const timer of this.timers) clearInterval(timer);
+    this.stopRetention();
     await this.moving?.catch(() => {});
     try {
       for (const subscription of this.subscriptions) await subscription.unlisten();

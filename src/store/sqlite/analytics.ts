@@ -6,12 +6,11 @@
 import type { Database, Statement } from 'bun:sqlite';
 import { type ClickRow, type DayCount, DayTally, startOfDay } from '../../analytics/fold.ts';
 import { describeAgent } from '../../analytics/user-agents.ts';
+import { InternedIds } from '../interned-ids.ts';
 import type { LinkTraffic } from '../store.ts';
 
 const RAW_COLUMNS = `id, link_id AS linkId, created_at AS createdAt, source,
   query_source AS querySource, referrer, user_agent AS userAgent, country`;
-/** Ids of strings and agents remembered (a few dozen bytes each); past it, started afresh. */
-const INTERN_CACHE_SIZE = 50_000;
 
 /**
  * Seeds the counts file from the rollups when it is behind the analytics rollup (lost, or
@@ -41,8 +40,8 @@ export function reconcileCounts(sqlite: Database): void {
 
 export class SqliteAnalytics {
   private readonly statements: Statement[] = [];
-  private readonly strings = new Map<string, number>();
-  private readonly agents = new Map<string, number>();
+  private readonly strings = new InternedIds();
+  private readonly agents = new InternedIds();
   private readonly readRaw;
   private readonly linkExists;
   private readonly insertString;
@@ -209,8 +208,8 @@ export class SqliteAnalytics {
     const pending = this.pending;
     this.pending = undefined;
     if (pending === undefined) return;
-    remember(this.strings, pending.strings);
-    remember(this.agents, pending.agents);
+    this.strings.remember(pending.strings);
+    this.agents.remember(pending.agents);
   }
 
   /** Forgets what the last step interned (it was rolled back). */
@@ -247,9 +246,4 @@ export class SqliteAnalytics {
     fresh.set(value, id);
     return id;
   }
-}
-
-function remember(cache: Map<string, number>, fresh: Map<string, number>): void {
-  if (cache.size + fresh.size > INTERN_CACHE_SIZE) cache.clear();
-  for (const [value, id] of fresh) cache.set(value, id);
 }

@@ -8,7 +8,9 @@ import { eq, sql } from 'drizzle-orm';
 import { type BunSQLiteDatabase, drizzle } from 'drizzle-orm/bun-sqlite';
 import { StoreUnavailableError } from '../../domain/errors.ts';
 import { consoleLogger, type Logger } from '../../logger.ts';
+import { shareLimits } from '../click-limits.ts';
 import { applyChanges } from '../link-changes.ts';
+import { scheduleRetention } from '../retention.ts';
 import {
   type Click,
   type ClickRow,
@@ -363,38 +365,33 @@ function moveInSlices(analytics: SqliteAnalytics, rollup: ClickRollup, intervalM
   };
 }
 
-/** How often click records past their retention are removed, and how many per slice. */
-const RETENTION_INTERVAL_MS = 3_600_000;
+/** Click records removed per slice, when retention runs. */
 const RETENTION_SLICE = 1000;
 
-/** Removes click records older than `days` (0: never) now and every hour, a slice per turn. */
+/** Removes click records older than `days` (0: never) on retention's schedule, a slice per turn. */
 function pruneRecords(analytics: SqliteAnalytics, days: number, log: Logger): () => void {
-  if (days <= 0) return () => {};
   let immediate: ReturnType<typeof setImmediate> | undefined;
   let removed = 0;
-  const run = () => {
+  const slice = (before: number) => {
     immediate = undefined;
-    const before = Date.now() - days * 86_400_000;
     try {
       const n = analytics.pruneRecords(before, RETENTION_SLICE);
       removed += n;
       if (n === RETENTION_SLICE) {
-        immediate = setImmediate(run);
+        immediate = setImmediate(slice, before);
         return;
       }
     } catch {
-      // Tried again at the next interval.
+      // Tried again at the next run.
     }
     if (removed > 0) log.info(`kurz: removed ${removed} click records older than ${days} days`);
     removed = 0;
   };
-  const first = setTimeout(run, 10_000);
-  const timer = setInterval(run, RETENTION_INTERVAL_MS);
-  first.unref();
-  timer.unref();
+  const stop = scheduleRetention(days, (before) => {
+    if (immediate === undefined) slice(before);
+  });
   return () => {
-    clearTimeout(first);
-    clearInterval(timer);
+    stop();
     if (immediate !== undefined) clearImmediate(immediate);
   };
 }
@@ -625,33 +622,14 @@ function limitedClickLog(
     'UPDATE links SET limited_clicks = limited_clicks + ? WHERE id = ?',
   );
   return sqlite.transaction((batch: readonly Click[]): LimitedAppend => {
-    const room = new Map<number, number>();
-    const counted = new Map<number, number>();
-    const stored: Click[] = [];
-    const refused = new Set<number>();
-    batch.forEach((click, i) => {
-      if (!click.limited) {
-        stored.push(click);
-        return;
-      }
-      let left = room.get(click.linkId);
-      if (left === undefined) {
-        // A link gone since it was looked up has no room: its clicks are refused.
-        const limit = limitOf.get(click.linkId);
-        left = limit === null ? 0 : limit.max === null ? Infinity : limit.max - limit.used;
-      }
-      if (left <= 0) {
-        refused.add(i);
-        room.set(click.linkId, 0);
-        return;
-      }
-      room.set(click.linkId, left - 1);
-      if (left !== Infinity) counted.set(click.linkId, (counted.get(click.linkId) ?? 0) + 1);
-      stored.push(click);
+    const { stored, refused, counted } = shareLimits(batch, (linkId) => {
+      // A link gone since it was looked up has no room: its clicks are refused.
+      const limit = limitOf.get(linkId);
+      return limit === null ? 0 : limit.max === null ? Infinity : limit.max - limit.used;
     });
     for (const [linkId, n] of counted) count.run(n, linkId);
     const last = stored.length > 0 ? append(stored) : 0;
-    return { stored, last, refused: refused.size > 0 ? refused : undefined };
+    return { stored, last, refused };
   });
 }
 
