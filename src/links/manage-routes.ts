@@ -35,15 +35,22 @@ export interface ManageRoutesOptions {
   blocklist: () => Blocklist | undefined;
 }
 
-/** The link of `code` when the caller may see it (its owner, or anyone in open mode); else 404. */
+/** A link the caller may see (its owner, or anyone in open mode); 404 for any other, or none. */
+export function visibleTo<L extends { userId: number | null }>(
+  link: L | undefined,
+  owner: number | null,
+): L {
+  if (link === undefined || (owner !== null && link.userId !== owner)) throw notFound();
+  return link;
+}
+
+/** The link of `code` with its settings, when the caller may see it; else 404. */
 export async function visibleLink(
   store: Store,
   code: string,
   owner: number | null,
 ): Promise<LinkDetail> {
-  const link = isCodeShaped(code) ? await store.findLinkDetail(code) : undefined;
-  if (link === undefined || (owner !== null && link.userId !== owner)) throw notFound();
-  return link;
+  return visibleTo(isCodeShaped(code) ? await store.findLinkDetail(code) : undefined, owner);
 }
 
 export function manageRoutes(options: ManageRoutesOptions) {

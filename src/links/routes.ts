@@ -6,7 +6,7 @@ import type { PasswordHasher } from '../auth/passwords.ts';
 import type { TokenKey } from '../auth/tokens.ts';
 import type { Mode } from '../config/config.ts';
 import { generateCode, isCodeShaped, parseCustomCode } from '../domain/codes.ts';
-import { ApiError, badRequest, Messages, notFound } from '../domain/errors.ts';
+import { ApiError, badRequest, Messages } from '../domain/errors.ts';
 import { parseExpiresAt, parseLinkPassword, parseMaxClicks } from '../domain/link-settings.ts';
 import { parseSource } from '../domain/sources.ts';
 import type { Blocklist } from '../domain/targets.ts';
@@ -31,6 +31,7 @@ import type { LinkEvents } from './link-events.ts';
 import { linkToJson } from './link-json.ts';
 import type { LinkWriter } from './link-writer.ts';
 import { LIST_CHUNK, linkArrayStream } from './list-stream.ts';
+import { visibleTo } from './manage-routes.ts';
 import { CodeParams, linkListSchema, linkSchema, PageQuery, ShortenBody } from './model.ts';
 import { nextPageLink, parsePage } from './paging.ts';
 import { QR, type QrFormat } from './qr.ts';
@@ -104,8 +105,7 @@ export function linkRoutes(options: LinkRoutesOptions) {
 
   /** The short URL of a link the caller may see (owner only in accounts mode), or 404. */
   async function shortUrlOf(code: string, owner: number | null): Promise<string> {
-    const link = isCodeShaped(code) ? await store.findLinkByCode(code) : undefined;
-    if (link === undefined || (owner !== null && link.userId !== owner)) throw notFound();
+    visibleTo(isCodeShaped(code) ? await store.findLinkByCode(code) : undefined, owner);
     return `${baseUrl()}/${code}`;
   }
   const Link = linkSchema(mode);
