@@ -3,7 +3,7 @@
 
 import { createApp, createWriters, drainWriters } from './app.ts';
 import { TokenKey } from './auth/tokens.ts';
-import { parseCommandLine, readBlocklist, USAGE } from './config/cli.ts';
+import { parseCommandLine, readBlocklist } from './config/cli.ts';
 import { type Config, ConfigError } from './config/config.ts';
 import { copyCommand } from './copy/command.ts';
 import { StoreUnavailableError } from './domain/errors.ts';
@@ -29,7 +29,7 @@ async function main(argv: string[]): Promise<number> {
   }
   switch (command.kind) {
     case 'help':
-      process.stdout.write(USAGE);
+      process.stdout.write(command.usage);
       return 0;
     case 'version':
       console.log(`kurz ${VERSION}`);
@@ -46,6 +46,11 @@ async function main(argv: string[]): Promise<number> {
       return copyCommand(command, log);
     case 'serve':
       return serve(command.config);
+    case 'user':
+    case 'backup':
+    case 'export':
+    case 'import':
+      throw new Error(`kurz ${command.kind} is not built yet`);
   }
 }
 

@@ -122,6 +122,75 @@ describe('command line', () => {
     expect(parseCommandLine(['serve', '--version'], {}).kind).toBe('version');
   });
 
+  test('tools take their own flags and arguments, the server flags for the database, and nothing else', () => {
+    const command = parseCommandLine(
+      ['user', 'remove', 'a@example.com', '--with-links', '--db', '/tmp/k.db'],
+      { KURZ_MODE: 'open' },
+    );
+    expect(command).toMatchObject({
+      kind: 'user',
+      args: ['remove', 'a@example.com'],
+      options: new Map([['--with-links', true]]),
+      config: { db: '/tmp/k.db', mode: 'open' },
+    });
+    const exported = parseCommandLine(['export', '-', '--format=csv', '--owner', 'a@b.c'], {});
+    expect(exported).toMatchObject({
+      kind: 'export',
+      args: ['-'],
+      options: new Map([
+        ['--format', 'csv'],
+        ['--owner', 'a@b.c'],
+      ]),
+    });
+    expect(() => parseCommandLine(['user'], {})).toThrow(
+      new ConfigError(
+        'user needs an action: add EMAIL, list, passwd EMAIL or remove EMAIL (see kurz user --help)',
+      ),
+    );
+    expect(() => parseCommandLine(['backup', 'a', 'b'], {})).toThrow(
+      new ConfigError('backup needs the FILE to write (see kurz backup --help)'),
+    );
+    expect(() => parseCommandLine(['backup', 'a', '--nope'], {})).toThrow(
+      new ConfigError('unknown flag --nope for backup (see kurz backup --help)'),
+    );
+    expect(() => parseCommandLine(['import', 'f', '--dry-run=yes'], {})).toThrow(
+      new ConfigError('--dry-run takes no value'),
+    );
+    expect(() => parseCommandLine(['import', 'f', '--owner'], {})).toThrow(
+      new ConfigError('--owner needs a value'),
+    );
+    expect(() => parseCommandLine(['import', 'f', '--port', 'x'], {})).toThrow(
+      new ConfigError('--port must be a port from 0 to 65535 (got "x")'),
+    );
+  });
+
+  test('every command answers --help with its own usage', () => {
+    const help = (argv: string[]) => {
+      const command = parseCommandLine(argv, {});
+      if (command.kind !== 'help') throw new Error(command.kind);
+      return command.usage;
+    };
+    const general = help(['--help']);
+    for (const name of [
+      'serve',
+      'migrate',
+      'rotate-secret',
+      'copy',
+      'user',
+      'backup',
+      'export',
+      'import',
+    ]) {
+      expect(general).toContain(`kurz ${name}`);
+    }
+    expect(help(['serve', '--help'])).toBe(general);
+    expect(help(['copy', '--help'])).toContain('kurz copy --from SOURCE --to TARGET');
+    expect(help(['user', 'add', '--help'])).toContain('kurz user passwd EMAIL');
+    expect(help(['backup', '-h'])).toContain('pg_dump');
+    expect(help(['export', '--help'])).toContain('--clicks');
+    expect(help(['import', '--help'])).toContain('--dry-run');
+  });
+
   test('a sqlite:// URL is read as a path', () => {
     expect(config(['--db', 'sqlite:///tmp/k.db']).db).toBe('/tmp/k.db');
   });
@@ -221,7 +290,7 @@ describe('command line', () => {
     ],
     [
       ['frobnicate'],
-      'unknown command "frobnicate" (expected serve, migrate, rotate-secret; see --help)',
+      'unknown command "frobnicate" (expected serve, migrate, rotate-secret, copy, user, backup, export, import; see --help)',
     ],
   ])('%p → %p', (argv, message) => {
     expect(() => parseCommandLine(argv, {})).toThrow(new ConfigError(message));

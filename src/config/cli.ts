@@ -12,16 +12,40 @@ import {
   type RateLimit,
   type RateLimits,
 } from './config.ts';
+import { TOOL_SPECS } from './tools.ts';
 
 /** Commands that read the configuration; `serve` is the default. */
 const COMMANDS = ['serve', 'migrate', 'rotate-secret'] as const;
 type ConfiguredCommand = (typeof COMMANDS)[number];
 
+/**
+ * The operator's tools: each reads the server's flags (for --db and the rest, so one
+ * environment file serves both) and flags and arguments of its own.
+ */
+export const TOOLS = ['user', 'backup', 'export', 'import'] as const;
+export type ToolName = (typeof TOOLS)[number];
+
+/** A tool's own flags: their environment variables and whether they take a value. */
+export interface ToolSpec {
+  /** The line `kurz --help` gives it, after its synopsis. */
+  synopsis: string;
+  /** What `kurz TOOL --help` prints. */
+  usage: string;
+  flags: Record<string, { env?: string; value: boolean }>;
+  /** How many arguments (words that are not flags) it takes. */
+  args: { min: number; max: number; what: string };
+}
+
+/** A tool's flags as given: a value, or true for a switch. */
+export type ToolOptions = Map<string, string | true>;
+
 export type Command =
   | { kind: ConfiguredCommand; config: Config }
   /** `config` holds the defaults both databases are opened with. */
   | { kind: 'copy'; config: Config; from: string; to: string }
-  | { kind: 'help' }
+  | { kind: ToolName; config: Config; args: string[]; options: ToolOptions }
+  /** `usage`: the text to print (the whole program's, or one command's). */
+  | { kind: 'help'; usage: string }
   | { kind: 'version' };
 
 interface FlagSpec {
@@ -296,18 +320,17 @@ const FLAGS: Record<string, FlagSpec> = {
 export const USAGE = `kurz — a self-hosted link shortener
 
 Usage:
-  kurz [serve] [flags]    start the service (the default command)
+  kurz serve [flags]      start the service (the default command: kurz [flags])
   kurz migrate [flags]    apply database migrations and exit
   kurz rotate-secret [--db PATH]
                           replace the token key kept in the database (every token becomes invalid)
   kurz copy --from SOURCE --to TARGET
-                          copy every user, link, click record and setting (the token key too, so
-                          tokens stay valid) from one database into an empty one, then verify;
-                          SOURCE and TARGET are SQLite paths or postgres:// URLs, also read from
-                          KURZ_COPY_FROM and KURZ_COPY_TO (keeps a password out of ps). Copying
-                          from a kurz that is running copies its state when the copy starts;
-                          stop it first for a copy that misses nothing
+                          copy everything from one database into an empty one, then verify
+${Object.entries(TOOL_SPECS)
+  .map(([name, spec]) => `  kurz ${name.padEnd(18)} ${spec.synopsis}`)
+  .join('\n')}
   kurz --help | --version
+  kurz COMMAND --help     what a command takes
 
 Flags (each also read from the environment variable shown):
   --mode accounts|open      KURZ_MODE        accounts (with users and tokens) or open (default accounts)
@@ -352,27 +375,35 @@ export function parseCommandLine(
   env: Record<string, string | undefined>,
 ): Command {
   const args = [...argv];
-  if (args.includes('--help') || args.includes('-h')) return { kind: 'help' };
+  const word = args[0] !== undefined && !args[0].startsWith('-') ? args[0] : undefined;
+  if (args.includes('--help') || args.includes('-h')) {
+    return { kind: 'help', usage: helpFor(word) };
+  }
   if (args.includes('--version') || args.includes('-v')) return { kind: 'version' };
 
-  if (args[0] === 'copy') return parseCopy(args.slice(1), env);
+  if (word === 'copy') return parseCopy(args.slice(1), env);
+  if (word !== undefined && word in TOOL_SPECS) {
+    return parseTool(word as ToolName, args.slice(1), env);
+  }
 
   let kind: ConfiguredCommand = 'serve';
-  if (args[0] !== undefined && !args[0].startsWith('-')) {
-    const word = args.shift() as string;
+  if (word !== undefined) {
+    args.shift();
     if (!(COMMANDS as readonly string[]).includes(word)) {
-      throw new ConfigError(
-        `unknown command "${word}" (expected ${COMMANDS.join(', ')}; see --help)`,
-      );
+      const known = [...COMMANDS, 'copy', ...TOOLS].join(', ');
+      throw new ConfigError(`unknown command "${word}" (expected ${known}; see --help)`);
     }
     kind = word as ConfiguredCommand;
   }
+  return { kind, config: serverConfig(gather(args, env, SERVER_FLAG_ENVS)) };
+}
 
-  const given = gather(
-    args,
-    env,
-    Object.fromEntries(Object.entries(FLAGS).map(([flag, spec]) => [flag, spec.env])),
-  );
+const SERVER_FLAG_ENVS = Object.fromEntries(
+  Object.entries(FLAGS).map(([flag, spec]) => [flag, spec.env]),
+);
+
+/** The configuration the server's flags make, `given` by gather(). */
+function serverConfig(given: Given): Config {
   // Two ways to give one key: a flag beats the environment; two of a kind conflict.
   const key = given.get('--jwt-secret');
   const keyFile = given.get('--jwt-secret-file');
@@ -383,8 +414,68 @@ export function parseCommandLine(
     else throw new ConfigError('--jwt-secret and --jwt-secret-file cannot both be given');
   }
   const config = defaultConfig();
-  for (const [flag, { label, value }] of given) apply(flag, label, value, config);
-  return { kind, config };
+  for (const [flag, { label, value }] of given) {
+    if (flag in FLAGS) apply(flag, label, value, config);
+  }
+  return config;
+}
+
+/** The usage text of `kurz [WORD] --help`: one tool's, or the whole program's. */
+function helpFor(word: string | undefined): string {
+  const spec = word === undefined ? undefined : TOOL_SPECS[word as ToolName];
+  if (spec !== undefined) return spec.usage;
+  if (word === 'copy') return COPY_USAGE;
+  return USAGE;
+}
+
+/**
+ * `kurz TOOL [ARGS] [FLAGS]`: the tool's own flags (a switch takes no value) and
+ * arguments, and the server's flags for the database it works on.
+ */
+function parseTool(
+  name: ToolName,
+  args: string[],
+  env: Record<string, string | undefined>,
+): Command {
+  const spec = TOOL_SPECS[name];
+  const positional: string[] = [];
+  const rest: string[] = [];
+  const options: ToolOptions = new Map();
+  for (const [flag, { env: variable, value }] of Object.entries(spec.flags)) {
+    const fromEnv = variable === undefined ? undefined : env[variable];
+    if (fromEnv !== undefined && fromEnv !== '') options.set(flag, value ? fromEnv : true);
+  }
+  while (args.length > 0) {
+    const arg = args.shift() as string;
+    if (!arg.startsWith('-') || arg === '-') {
+      positional.push(arg);
+      continue;
+    }
+    const eq = arg.indexOf('=');
+    const flag = eq === -1 ? arg : arg.slice(0, eq);
+    const own = spec.flags[flag];
+    if (own === undefined) {
+      if (!(flag in FLAGS))
+        throw new ConfigError(`unknown flag ${flag} for ${name} (see kurz ${name} --help)`);
+      rest.push(arg);
+      if (eq === -1 && args.length > 0) rest.push(args.shift() as string);
+      continue;
+    }
+    if (!own.value) {
+      if (eq !== -1) throw new ConfigError(`${flag} takes no value`);
+      options.set(flag, true);
+      continue;
+    }
+    const value = eq === -1 ? args.shift() : arg.slice(eq + 1);
+    if (value === undefined) throw new ConfigError(`${flag} needs a value`);
+    options.set(flag, value);
+  }
+  const { min, max, what } = spec.args;
+  if (positional.length < min || positional.length > max) {
+    throw new ConfigError(`${name} needs ${what} (see kurz ${name} --help)`);
+  }
+  const config = serverConfig(gather(rest, env, SERVER_FLAG_ENVS, name));
+  return { kind: name, config, args: positional, options };
 }
 
 type Given = Map<string, { label: string; value: string }>;
@@ -429,6 +520,19 @@ function apply(flag: string, label: string, value: string, config: Config): void
     throw new ConfigError(`${label} ${problem}`);
   }
 }
+
+const COPY_USAGE = `Usage:
+  kurz copy --from SOURCE --to TARGET
+
+Copies every user, link, click record and setting (the token key too, so tokens stay
+valid) from one database into an empty one, then verifies the copy. SOURCE and TARGET
+are SQLite paths or postgres:// URLs. Copying from a kurz that is running copies its
+state when the copy starts; stop it first for a copy that misses nothing.
+
+Flags:
+  --from SOURCE   KURZ_COPY_FROM   the database to copy (the variable keeps a password out of ps)
+  --to TARGET     KURZ_COPY_TO     the empty database to copy into
+`;
 
 /** Flags of `kurz copy` and their environment variables; no other flag applies to it. */
 const COPY_FLAGS = { '--from': 'KURZ_COPY_FROM', '--to': 'KURZ_COPY_TO' } as const;

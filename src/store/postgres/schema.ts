@@ -25,6 +25,8 @@ export const users = pgTable('users', {
   email: varchar('email', { length: 255 }).notNull().unique(),
   passwordHash: text('password_hash').notNull(),
   createdAt: millis('created_at').notNull(),
+  // Raised when the password changes: tokens of an older version are refused.
+  tokenVersion: integer('token_version').notNull().default(0),
 });
 
 export const links = pgTable(
@@ -152,3 +154,59 @@ export const settings = pgTable('settings', {
   key: text('key').primaryKey(),
   value: text('value').notNull(),
 });
+
+/** API keys, as on SQLite: only the SHA-256 of each key is kept. */
+export const apiKeys = pgTable(
+  'api_keys',
+  {
+    id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    prefix: text('prefix').notNull(),
+    secretHash: text('secret_hash').notNull().unique(),
+    scope: text('scope').notNull(),
+    createdAt: millis('created_at').notNull(),
+    expiresAt: millis('expires_at'),
+    lastUsedAt: millis('last_used_at'),
+  },
+  (table) => [index('api_keys_user').on(table.userId)],
+);
+
+/** Webhooks, as on SQLite (user null: open mode's). */
+export const webhooks = pgTable(
+  'webhooks',
+  {
+    id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+    userId: integer('user_id').references(() => users.id, { onDelete: 'cascade' }),
+    url: text('url').notNull(),
+    secret: text('secret').notNull(),
+    events: text('events').notNull(),
+    createdAt: millis('created_at').notNull(),
+  },
+  (table) => [index('webhooks_user').on(table.userId)],
+);
+
+/** The webhook outbox, as on SQLite: written in the transaction of the change it reports. */
+export const webhookDeliveries = pgTable(
+  'webhook_deliveries',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedByDefaultAsIdentity(),
+    webhookId: integer('webhook_id')
+      .notNull()
+      .references(() => webhooks.id, { onDelete: 'cascade' }),
+    type: text('type').notNull(),
+    payload: text('payload').notNull(),
+    createdAt: millis('created_at').notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: millis('next_attempt_at'),
+    deliveredAt: millis('delivered_at'),
+    lastStatus: integer('last_status'),
+    lastError: text('last_error'),
+  },
+  (table) => [
+    index('webhook_deliveries_due').on(table.nextAttemptAt),
+    index('webhook_deliveries_webhook').on(table.webhookId, table.id),
+  ],
+);

@@ -10,6 +10,9 @@ export const users = sqliteTable('users', {
   email: text('email', { length: 255 }).notNull().unique(),
   passwordHash: text('password_hash').notNull(),
   createdAt: integer('created_at').notNull(),
+  // Raised when the password changes: a token carries the version it was issued under,
+  // and one of an older version is refused, so a new password ends every session.
+  tokenVersion: integer('token_version').notNull().default(0),
 });
 
 export const links = sqliteTable(
@@ -143,3 +146,77 @@ export const settings = sqliteTable('settings', {
   key: text('key').primaryKey(),
   value: text('value').notNull(),
 });
+
+/**
+ * API keys: long-lived credentials for scripts, one user's each. The key is shown once
+ * when made; only its SHA-256 is kept (a key is 190 random bits, so a fast hash is as
+ * safe as a slow one, and a lookup by it is one index probe).
+ */
+export const apiKeys = sqliteTable(
+  'api_keys',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    // The key's first characters, shown in lists so that a key can be told apart.
+    prefix: text('prefix').notNull(),
+    // SHA-256 of the whole key, hex.
+    secretHash: text('secret_hash').notNull().unique(),
+    // 'read' (list, stats) or 'write' (also create, edit, delete).
+    scope: text('scope').notNull(),
+    createdAt: integer('created_at').notNull(),
+    // After this moment the key is refused; null: never.
+    expiresAt: integer('expires_at'),
+    // Last accepted use, written at most once a minute per key; null: never used.
+    lastUsedAt: integer('last_used_at'),
+  },
+  (table) => [index('api_keys_user').on(table.userId)],
+);
+
+/** Endpoints told of events: one user's (null: open mode's, managed with the admin token). */
+export const webhooks = sqliteTable(
+  'webhooks',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    userId: integer('user_id').references(() => users.id, { onDelete: 'cascade' }),
+    url: text('url').notNull(),
+    // The signing secret (whsec_ and base64), kept: every delivery is signed with it.
+    secret: text('secret').notNull(),
+    // The events it wants, comma-separated: link.created, link.updated, link.deleted, clicks.
+    events: text('events').notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  (table) => [index('webhooks_user').on(table.userId)],
+);
+
+/**
+ * The outbox: one row per message to one webhook, written in the transaction of the
+ * change it reports, so that a change committed is a message that will be sent.
+ */
+export const webhookDeliveries = sqliteTable(
+  'webhook_deliveries',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    webhookId: integer('webhook_id')
+      .notNull()
+      .references(() => webhooks.id, { onDelete: 'cascade' }),
+    // link.created, link.updated, link.deleted or clicks.
+    type: text('type').notNull(),
+    // The JSON body sent, fixed when the change commits.
+    payload: text('payload').notNull(),
+    createdAt: integer('created_at').notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    // When to try (again); null once delivered or given up.
+    nextAttemptAt: integer('next_attempt_at'),
+    deliveredAt: integer('delivered_at'),
+    // The last attempt's HTTP status (null: no answer) and error, for the operator.
+    lastStatus: integer('last_status'),
+    lastError: text('last_error'),
+  },
+  (table) => [
+    index('webhook_deliveries_due').on(table.nextAttemptAt),
+    index('webhook_deliveries_webhook').on(table.webhookId, table.id),
+  ],
+);

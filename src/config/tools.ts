@@ -1,0 +1,113 @@
+// The operator's tools on the command line: what each takes and what its --help says.
+// Each works on the database the server's --db (DATABASE_URL) names, safely while a
+// kurz serves it; the server's other flags are accepted (one environment file serves
+// both) and ignored.
+
+import type { ToolName, ToolSpec } from './cli.ts';
+
+const DB_FLAG = `  --db PATH|URL          DATABASE_URL  the database: a SQLite file or a postgres:// URL
+                                       (default ./data/kurz.db)`;
+
+export const TOOL_SPECS: Record<ToolName, ToolSpec> = {
+  user: {
+    synopsis: 'add, list, change the password of, or remove accounts',
+    args: { min: 1, max: 2, what: 'an action: add EMAIL, list, passwd EMAIL or remove EMAIL' },
+    flags: {
+      '--with-links': { value: false },
+      '--keep-links': { value: false },
+    },
+    usage: `Usage:
+  kurz user add EMAIL       create an account; the password is asked for on a terminal,
+                            or read from the first line of stdin
+  kurz user list            list the accounts: id, e-mail, links, created
+  kurz user passwd EMAIL    set a new password (asked for, or read from stdin); the
+                            account's tokens stop working at once
+  kurz user remove EMAIL --with-links | --keep-links
+                            remove an account and its tokens and API keys, with its links
+                            (and their clicks) or keeping its links as links of no one
+
+Flags:
+${DB_FLAG}
+  --with-links                         remove: delete the account's links too
+  --keep-links                         remove: keep the links, owned by no one
+
+Safe while kurz serves the same database: a removed account or a changed password
+ends the account's sessions at once (401 on its next request).
+`,
+  },
+  backup: {
+    synopsis: 'write a consistent copy of a running SQLite database',
+    args: { min: 1, max: 1, what: 'the FILE to write' },
+    flags: {},
+    usage: `Usage:
+  kurz backup FILE [--db PATH]
+
+Writes a consistent copy of the SQLite database to FILE while kurz keeps serving it:
+one snapshot, nothing half-copied. FILE must not exist yet. Start from it with
+kurz --db FILE, or put it in the place of the database while kurz is stopped.
+
+For PostgreSQL, use the database's own tools, e.g.
+  pg_dump --format=custom --file kurz.dump "$DATABASE_URL"
+and pg_restore to bring it back (see README, "Backups").
+
+Flags:
+${DB_FLAG}
+`,
+  },
+  export: {
+    synopsis: 'write links (and their clicks) as JSON Lines or CSV',
+    args: { min: 0, max: 1, what: 'at most one FILE (- or none for stdout)' },
+    flags: {
+      '--format': { value: true },
+      '--clicks': { value: false },
+      '--owner': { value: true },
+    },
+    usage: `Usage:
+  kurz export [FILE] [--format jsonl|csv] [--clicks] [--owner EMAIL]
+
+Writes every link to FILE, or to stdout when FILE is - or left out. The format is
+--format, else FILE's extension (.csv, .jsonl), else JSON Lines. kurz import reads
+both back.
+
+Flags:
+${DB_FLAG}
+  --format jsonl|csv                   the format (default: from FILE's extension, else jsonl)
+  --clicks                             add each link's click records (JSON Lines only)
+  --owner EMAIL                        only the links of this account
+`,
+  },
+  import: {
+    synopsis: 'read links from kurz, YOURLS, Kutt, Shlink or Bitly exports',
+    args: { min: 1, max: 1, what: 'the FILE to read (- for stdin)' },
+    flags: {
+      '--from': { value: true },
+      '--owner': { value: true },
+      '--dry-run': { value: false },
+      '--rename-conflicts': { value: false },
+    },
+    usage: `Usage:
+  kurz import FILE [--from FORMAT] [--owner EMAIL] [--dry-run] [--rename-conflicts]
+
+Reads the links of FILE (- for stdin) into the database, keeping each link's code when
+it is free. Running it again imports nothing new. A bad row is reported with its line
+number and skipped; the others are imported. Ends with a summary: read, imported,
+skipped, conflicts.
+
+FORMAT is one of (default: recognised from the file's first lines):
+  kurz     kurz export, JSON Lines or CSV
+  yourls   YOURLS: a CSV with keyword, url, title, timestamp, ip, clicks
+  kutt     Kutt: a CSV or JSON of its links (address or id, target, visit_count, created_at)
+  shlink   Shlink: the CSV of "shlink short-url:list --all" or the web client's export
+  bitly    Bitly: the CSV of its link export
+
+Flags:
+${DB_FLAG}
+  --from FORMAT                        the file's format (see above)
+  --owner EMAIL                        the account the links are given to (accounts mode;
+                                       without it, the links belong to no one, as in open mode)
+  --dry-run                            read and check everything, report, store nothing
+  --rename-conflicts                   a link whose code is taken by another link gets a new
+                                       code (reported) instead of being skipped
+`,
+  },
+};
