@@ -139,6 +139,44 @@ async function seedSqlite(path: string) {
   // A user who left: their link goes with them (its clicks, records and day counts stay).
   const raw = new Database(path);
   raw.run('PRAGMA foreign_keys = ON');
+  // Operations: a password changed once, API keys (the one of the user who left goes with
+  // them), webhooks of a user and of open mode, a delivery made and one still due.
+  raw.run('UPDATE users SET token_version = 2 WHERE id = ?', [ann.id]);
+  const key = raw.prepare(
+    `INSERT INTO api_keys (user_id, name, prefix, secret_hash, scope, created_at, expires_at, last_used_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  key.run(ann.id, 'deploy script', 'kurz_a1b2c3d4', 'a'.repeat(64), 'write', T0, null, T0 + HOUR);
+  key.run(gone.id, 'old', 'kurz_e5f6a7b8', 'b'.repeat(64), 'read', T0, T0 + DAY, null);
+  key.run(bob.id, 'reports', 'kurz_c9d0e1f2', 'c'.repeat(64), 'read', T0 + 1, T0 + 30 * DAY, null);
+  const hook = raw.prepare(
+    'INSERT INTO webhooks (user_id, url, secret, events, created_at) VALUES (?, ?, ?, ?, ?)',
+  );
+  hook.run(
+    ann.id,
+    'https://hooks.example/ann',
+    'whsec_YW5uLXNlY3JldA==',
+    'link.created,clicks',
+    T0,
+  );
+  hook.run(null, 'https://hooks.example/open', 'whsec_b3Blbi1zZWNyZXQ=', 'link.deleted', T0);
+  const delivery = raw.prepare(
+    `INSERT INTO webhook_deliveries (webhook_id, type, payload, created_at, attempts,
+       next_attempt_at, delivered_at, last_status, last_error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  delivery.run(1, 'link.created', '{"code":"ann-1"}', T0, 1, null, T0 + 5, 200, null);
+  delivery.run(
+    1,
+    'clicks',
+    '{"clicks":[{"code":"ann-1"}]}',
+    T0,
+    3,
+    T0 + HOUR,
+    null,
+    503,
+    'HTTP 503',
+  );
+  delivery.run(2, 'link.deleted', '{"code":"gone1"}', T0, 0, T0, null, null, null);
   raw.run('DELETE FROM users WHERE id = ?', [gone.id]);
   raw.close();
   return { ann, bob, secret };
@@ -158,11 +196,12 @@ function dumpSqlite(path: string) {
       clickRecords: all('SELECT * FROM click_records ORDER BY id'),
       clickDays: all('SELECT * FROM click_days ORDER BY link_id, day, dimension, value'),
       clickRollup: all('SELECT * FROM click_rollup'),
+      apiKeys: all('SELECT * FROM api_keys ORDER BY id'),
+      webhooks: all('SELECT * FROM webhooks ORDER BY id'),
+      webhookDeliveries: all('SELECT * FROM webhook_deliveries ORDER BY id'),
       settings: all("SELECT * FROM settings WHERE key <> 'health_probe' ORDER BY key"),
       linkTotals: all('SELECT * FROM link_totals WHERE links <> 0 ORDER BY owner'),
-      sequences: all(
-        "SELECT name, seq FROM sqlite_sequence WHERE name IN ('users', 'links') ORDER BY name",
-      ),
+      sequences: all('SELECT name, seq FROM sqlite_sequence ORDER BY name'),
     };
   } finally {
     db.close();
@@ -176,7 +215,7 @@ async function dumpPostgres(url: string) {
     const all = (sql: string) => client.unsafe(sql).values();
     return {
       users: await all(
-        'SELECT id, email, password_hash, created_at::float8 FROM users ORDER BY id',
+        'SELECT id, email, password_hash, created_at::float8, token_version FROM users ORDER BY id',
       ),
       links: await all(`SELECT id, user_id, original_url, short_code, source, created_at::float8,
           expires_at::float8, max_clicks, limited_clicks, password_hash FROM links ORDER BY id`),
@@ -190,6 +229,15 @@ async function dumpPostgres(url: string) {
           query_source, referrer, agent, country FROM click_records ORDER BY id`),
       clickDays: await all(`SELECT link_id, day, dimension, value, clicks::float8 FROM click_days
           ORDER BY link_id, day, dimension, value`),
+      apiKeys: await all(`SELECT id, user_id, name, prefix, secret_hash, scope, created_at::float8,
+          expires_at::float8, last_used_at::float8 FROM api_keys ORDER BY id`),
+      webhooks: await all(
+        'SELECT id, user_id, url, secret, events, created_at::float8 FROM webhooks ORDER BY id',
+      ),
+      webhookDeliveries:
+        await all(`SELECT id::float8, webhook_id, type, payload, created_at::float8,
+          attempts, next_attempt_at::float8, delivered_at::float8, last_status, last_error
+          FROM webhook_deliveries ORDER BY id`),
       settings: await all(
         "SELECT key, value FROM settings WHERE key <> 'health_probe' ORDER BY key",
       ),
@@ -288,7 +336,7 @@ describe('kurz copy, SQLite to PostgreSQL and back', () => {
       expect(lines(run.stdout)).toEqual([
         expect.stringMatching(
           new RegExp(
-            `^kurz copy: copied (SQLite|PostgreSQL) .+ to (SQLite|PostgreSQL) .+ in [\\d.]+ s: 2 users, 7 links, 20 clicks in the log, ${clickStrings.length} click strings, ${clickAgents.length} user agents, 40 click records, ${clickDays.length} daily counts, 2 settings$`,
+            `^kurz copy: copied (SQLite|PostgreSQL) .+ to (SQLite|PostgreSQL) .+ in [\\d.]+ s: 2 users, 7 links, 20 clicks in the log, ${clickStrings.length} click strings, ${clickAgents.length} user agents, 40 click records, ${clickDays.length} daily counts, 2 API keys, 2 webhooks, 3 webhook deliveries, 2 settings$`,
           ),
         ),
         'kurz copy: verified: the same rows in every table, the same links per owner and the same click count for each of the 7 links',
@@ -308,6 +356,9 @@ describe('kurz copy, SQLite to PostgreSQL and back', () => {
       ['click_agents', before.clickAgents.length],
       ['click_records', 40],
       ['click_days', before.clickDays.length],
+      ['api_keys', 2],
+      ['webhooks', 2],
+      ['webhook_deliveries', 3],
       ['settings', 2],
     ];
     expect(lines(there.stderr)).toEqual([
@@ -349,9 +400,14 @@ describe('kurz copy, SQLite to PostgreSQL and back', () => {
       ['operator_note', 'kept'],
     ]);
     expect(before.sequences).toEqual([
+      ['api_keys', 3],
       ['links', 8],
       ['users', 3],
+      ['webhook_deliveries', 3],
+      ['webhooks', 2],
     ]);
+    // The key of the user who left went with them.
+    expect(before.apiKeys.map((k) => k[2])).toEqual(['deploy script', 'reports']);
     expect(dumpSqlite(final)).toEqual(before);
     const settings = new Database(final, { readonly: true });
     expect(

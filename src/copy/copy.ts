@@ -27,6 +27,10 @@ export const CHUNK_ROWS: Record<Table, number> = {
   click_agents: 5000,
   click_records: 5000,
   click_days: 5000,
+  api_keys: 5000,
+  // Each row holds a whole message body (a batch of clicks may be large).
+  webhooks: 1000,
+  webhook_deliveries: 500,
 };
 /** Mismatched links named one by one; the rest are counted. */
 const MISMATCHES_NAMED = 5;
@@ -46,6 +50,9 @@ const NOUNS: Record<keyof Contents, [one: string, many: string]> = {
   click_agents: ['user agent', 'user agents'],
   click_records: ['click record', 'click records'],
   click_days: ['daily count', 'daily counts'],
+  api_keys: ['API key', 'API keys'],
+  webhooks: ['webhook', 'webhooks'],
+  webhook_deliveries: ['webhook delivery', 'webhook deliveries'],
   settings: ['setting', 'settings'],
 };
 

@@ -29,7 +29,7 @@ const COUNTS_CHUNK = 5000;
  * a bot as 0 or 1, as SQLite keeps it.
  */
 const READ: Record<Table, string> = {
-  users: 'id, email, password_hash, created_at::float8',
+  users: 'id, email, password_hash, created_at::float8, token_version',
   links: `id, user_id, original_url, short_code, source, created_at::float8, expires_at::float8,
           max_clicks, limited_clicks, password_hash`,
   clicks: `id::float8, link_id, source, query_source, referrer, user_agent, created_at::float8,
@@ -39,17 +39,36 @@ const READ: Record<Table, string> = {
   click_records: `id::float8, link_id, created_at::float8, source, query_source, referrer, agent,
                   country`,
   click_days: 'link_id, day, dimension, value, clicks::float8',
+  api_keys: `id, user_id, name, prefix, secret_hash, scope, created_at::float8, expires_at::float8,
+             last_used_at::float8`,
+  webhooks: 'id, user_id, url, secret, events, created_at::float8',
+  webhook_deliveries: `id::float8, webhook_id, type, payload, created_at::float8, attempts,
+                       next_attempt_at::float8, delivered_at::float8, last_status, last_error`,
 };
 
 /** The array type each column goes in as. */
 const TYPES: Record<Table, readonly string[]> = {
-  users: ['int', 'text', 'text', 'bigint'],
+  users: ['int', 'text', 'text', 'bigint', 'int'],
   links: ['int', 'int', 'text', 'text', 'text', 'bigint', 'bigint', 'int', 'int', 'text'],
   clicks: ['bigint', 'int', 'text', 'text', 'text', 'text', 'bigint', 'text'],
   click_strings: ['int', 'text'],
   click_agents: ['int', 'text', 'text', 'text', 'text', 'int'],
   click_records: ['bigint', 'int', 'bigint', 'int', 'int', 'int', 'int', 'text'],
   click_days: ['int', 'int', 'smallint', 'int', 'bigint'],
+  api_keys: ['int', 'int', 'text', 'text', 'text', 'text', 'bigint', 'bigint', 'bigint'],
+  webhooks: ['int', 'int', 'text', 'text', 'text', 'bigint'],
+  webhook_deliveries: [
+    'bigint',
+    'int',
+    'text',
+    'text',
+    'bigint',
+    'int',
+    'bigint',
+    'bigint',
+    'int',
+    'text',
+  ],
 };
 
 /** Columns that go in as something else than they travel. */
@@ -90,6 +109,9 @@ const MAX_ID: Record<(typeof NUMBERED)[number], string> = {
     'greatest(coalesce((SELECT max(id) FROM clicks), 0), coalesce((SELECT max(id) FROM click_records), 0))',
   click_strings: 'coalesce((SELECT max(id) FROM click_strings), 0)',
   click_agents: 'coalesce((SELECT max(id) FROM click_agents), 0)',
+  api_keys: 'coalesce((SELECT max(id) FROM api_keys), 0)',
+  webhooks: 'coalesce((SELECT max(id) FROM webhooks), 0)',
+  webhook_deliveries: 'coalesce((SELECT max(id) FROM webhook_deliveries), 0)',
 };
 
 /** The rows as one array per column, as unnest takes them. */

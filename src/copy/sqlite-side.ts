@@ -27,7 +27,7 @@ const ROWS_PER_STATEMENT = 200;
 /** Link counts handed over at a time by linkCounts(). */
 const COUNTS_CHUNK = 5000;
 /** Tables whose ids come from sqlite_sequence (AUTOINCREMENT); the others take max(id) + 1. */
-const SEQUENCED = ['users', 'links'] as const;
+const SEQUENCED = ['users', 'links', 'api_keys', 'webhooks', 'webhook_deliveries'] as const;
 
 /** The highest id each numbered table has handed out, as one row. */
 const HIGH_WATER = `SELECT

@@ -15,12 +15,15 @@ export const TABLES = [
   'click_agents',
   'click_records',
   'click_days',
+  'api_keys',
+  'webhooks',
+  'webhook_deliveries',
 ] as const;
 export type Table = (typeof TABLES)[number];
 
 /** Columns of each table, in the order rows travel; the first KEY_WIDTH are the key. */
 export const COLUMNS: Record<Table, readonly string[]> = {
-  users: ['id', 'email', 'password_hash', 'created_at'],
+  users: ['id', 'email', 'password_hash', 'created_at', 'token_version'],
   links: [
     'id',
     'user_id',
@@ -57,6 +60,31 @@ export const COLUMNS: Record<Table, readonly string[]> = {
     'country',
   ],
   click_days: ['link_id', 'day', 'dimension', 'value', 'clicks'],
+  api_keys: [
+    'id',
+    'user_id',
+    'name',
+    'prefix',
+    'secret_hash',
+    'scope',
+    'created_at',
+    'expires_at',
+    'last_used_at',
+  ],
+  webhooks: ['id', 'user_id', 'url', 'secret', 'events', 'created_at'],
+  // Pending deliveries travel too: a change the source committed is still told.
+  webhook_deliveries: [
+    'id',
+    'webhook_id',
+    'type',
+    'payload',
+    'created_at',
+    'attempts',
+    'next_attempt_at',
+    'delivered_at',
+    'last_status',
+    'last_error',
+  ],
 };
 
 /** How many leading columns make each table's primary key: the keyset rows are read by. */
@@ -68,6 +96,9 @@ export const KEY_WIDTH: Record<Table, number> = {
   click_agents: 1,
   click_records: 1,
   click_days: 4,
+  api_keys: 1,
+  webhooks: 1,
+  webhook_deliveries: 1,
 };
 
 /** A row as its column values, in COLUMNS order; ids and times are JavaScript numbers. */
@@ -85,7 +116,16 @@ export { HEALTH_PROBE_KEY } from '../health/health-check.ts';
 export type Contents = Record<Table | 'settings', number>;
 
 /** The tables whose ids are handed out by the database, and must never be handed out again. */
-export const NUMBERED = ['users', 'links', 'clicks', 'click_strings', 'click_agents'] as const;
+export const NUMBERED = [
+  'users',
+  'links',
+  'clicks',
+  'click_strings',
+  'click_agents',
+  'api_keys',
+  'webhooks',
+  'webhook_deliveries',
+] as const;
 
 /**
  * The highest ids ever handed out (deleted rows included), so the target never reuses
