@@ -4,11 +4,12 @@
 import { type AnyElysia, Elysia } from 'elysia';
 import { countryOf } from './analytics/countries.ts';
 import { statsRoutes } from './analytics/routes.ts';
+import { keyRoutes } from './auth/key-routes.ts';
 import { type HashingCost, PasswordHasher } from './auth/passwords.ts';
 import { authRoutes } from './auth/routes.ts';
 import { TokenKey } from './auth/tokens.ts';
 import { ClickWriter } from './clicks/click-writer.ts';
-import type { Mode, RateLimits } from './config/config.ts';
+import type { Mode, RateLimits, Registration } from './config/config.ts';
 import type { Blocklist } from './domain/targets.ts';
 import { healthRoutes } from './health/routes.ts';
 import { crossOrigin } from './http/cross-origin.ts';
@@ -57,6 +58,8 @@ export interface AppDeps {
   maxLinksPerUser?: number;
   /** Open mode's link management token (--admin-token); absent: management refused. */
   adminToken?: string;
+  /** Whether anyone may register (accounts mode); open when absent. */
+  registration?: Registration;
 }
 
 /** Writes that may wait for a commit at once, per writer, before more are refused with 503. */
@@ -136,7 +139,7 @@ export function createApp(deps: AppDeps) {
     // The document describes the finished app, so it reads the routes when first asked.
     .use(apiDocs(mode, () => finished, deps.baseUrl))
     .use(healthRoutes(store))
-    .use(webRoutes({ mode, baseUrl: deps.baseUrl }))
+    .use(webRoutes({ mode, baseUrl: deps.baseUrl, registration: deps.registration ?? 'open' }))
     .use(
       linkRoutes({
         mode,
@@ -168,6 +171,7 @@ export function createApp(deps: AppDeps) {
   if (mode === 'accounts') {
     app.use(
       authRoutes({
+        registration: deps.registration ?? 'open',
         store,
         secret,
         tokenTtlSeconds: deps.tokenTtlSeconds,
@@ -176,6 +180,7 @@ export function createApp(deps: AppDeps) {
         clientOf,
       }),
     );
+    app.use(keyRoutes({ store, secret }));
   }
   // Last: the catch-all code route must not shadow the fixed paths above.
   const finished: AnyElysia = app.use(redirectRoutes(redirect, mode));

@@ -11,6 +11,7 @@ import { consoleLogger as log } from './logger.ts';
 import { describeDatabase } from './store/database-url.ts';
 import { openStore } from './store/open.ts';
 import type { Store } from './store/store.ts';
+import { userCommand } from './users/command.ts';
 import { VERSION } from './version.ts';
 
 async function main(argv: string[]): Promise<number> {
@@ -47,6 +48,7 @@ async function main(argv: string[]): Promise<number> {
     case 'serve':
       return serve(command.config);
     case 'user':
+      return userCommand(command, log);
     case 'backup':
     case 'export':
     case 'import':
@@ -177,6 +179,7 @@ async function serve(config: Config): Promise<number> {
     blocklist: () => blocklist,
     maxLinksPerUser: config.maxLinksPerUser,
     adminToken: config.adminToken,
+    registration: config.registration,
   });
   app.listen({
     hostname: config.host,

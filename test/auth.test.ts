@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { SignJWT } from 'jose';
+import { generateKey } from '../src/auth/api-keys.ts';
 import { SECRET, TestApp } from './support/test-app.ts';
 
 const MSG = {
@@ -272,11 +273,16 @@ describe('tokens on protected endpoints', () => {
       .flatMap(([path, item]) =>
         Object.entries(item)
           .filter(([, op]) => op.security?.length)
-          .map(([method, _]) => [method.toUpperCase(), path.replace('{code}', code)] as const),
+          .map(
+            ([method, _]) =>
+              [method.toUpperCase(), path.replace('{code}', code).replace('{id}', '1')] as const,
+          ),
       )
       .sort();
     expect(routes).toEqual([
+      ['DELETE', '/api/keys/1'],
       ['DELETE', `/api/links/${code}`],
+      ['GET', '/api/keys'],
       ['GET', '/api/links'],
       ['GET', `/api/links/${code}`],
       ['GET', `/api/links/${code}/clicks.csv`],
@@ -284,6 +290,7 @@ describe('tokens on protected endpoints', () => {
       ['GET', `/api/links/${code}/qr.svg`],
       ['GET', `/api/links/${code}/stats`],
       ['PATCH', `/api/links/${code}`],
+      ['POST', '/api/keys'],
       ['POST', '/api/shorten'],
     ]);
     const refusals: Record<string, string>[] = [
@@ -291,11 +298,14 @@ describe('tokens on protected endpoints', () => {
       { authorization: 'Bearer abc.def.ghi' },
       { authorization: 'Basic dXNlcjpwYXNz' },
       { authorization: `Bearer ${gone.token}` },
+      // An API key that is mistyped, and one well formed that was never made.
+      { authorization: 'Bearer kurz_nope' },
+      { authorization: `Bearer ${generateKey()}` },
     ];
     for (const [method, path] of routes) {
       for (const headers of refusals) {
         const reply = await app.request(method, path, {
-          json: method === 'POST' ? { url: 'https://example.com' } : undefined,
+          json: method === 'POST' ? { url: 'https://example.com', name: 'k' } : undefined,
           headers,
         });
         expect([method, path, reply.status, reply.json]).toEqual([

@@ -41,6 +41,7 @@ describe('command line', () => {
       minFreeDiskBytes: 64 * 1024 * 1024,
       adminToken: undefined,
       clickRetentionDays: 0,
+      registration: 'open',
     });
   });
 
@@ -73,6 +74,7 @@ describe('command line', () => {
       KURZ_RATE_LINK_PASSWORD: '2/h',
       KURZ_ADMIN_TOKEN: 'a'.repeat(32),
       KURZ_CLICK_RETENTION_DAYS: '90',
+      KURZ_REGISTRATION: 'closed',
     };
     expect(config([], env)).toEqual({
       mode: 'open',
@@ -106,6 +108,7 @@ describe('command line', () => {
       minFreeDiskBytes: 1e9,
       adminToken: 'a'.repeat(32),
       clickRetentionDays: 90,
+      registration: 'closed',
     });
     expect(config(['--mode', 'accounts', '--port=9000'], env)).toMatchObject({
       mode: 'accounts',
@@ -242,6 +245,7 @@ describe('command line', () => {
   test.each([
     [['--port', '-1'], '--port must be a port from 0 to 65535 (got "-1")'],
     [['--mode', 'x'], '--mode must be accounts or open (got "x")'],
+    [['--registration', 'invite'], '--registration must be open or closed (got "invite")'],
     [['--host', ''], '--host must be a host name or address (got "")'],
     [['--nope'], 'unknown flag --nope (see --help)'],
     [['--cache-size', '0'], '--cache-size must be a number of links from 1 to 10000000 (got "0")'],

@@ -31,11 +31,18 @@ const LINK_ROUTES = [
   'POST /{code}',
 ];
 const ROUTES = {
-  accounts: ['POST /api/auth/register', 'POST /api/auth/login', ...LINK_ROUTES],
+  accounts: [
+    'POST /api/auth/register',
+    'POST /api/auth/login',
+    'POST /api/keys',
+    'GET /api/keys',
+    'DELETE /api/keys/{id}',
+    ...LINK_ROUTES,
+  ],
   open: LINK_ROUTES,
 };
 const OPERATION_IDS = {
-  accounts: ['register', 'login'],
+  accounts: ['register', 'login', 'createApiKey', 'listApiKeys', 'deleteApiKey'],
   open: [],
 };
 const LINK_OPERATION_IDS = [
@@ -141,12 +148,15 @@ describe.each(['accounts', 'open'] as const)('GET /api/openapi.json (%s mode)', 
     expect(names).toEqual(
       mode === 'accounts'
         ? [
+            'ApiKey',
+            'ApiKeyRequest',
             'Credentials',
             'Error',
             'Link',
             'LinkChange',
             'LinkDetail',
             'LinkStats',
+            'NewApiKey',
             'RegisterRequest',
             'Session',
             'ShortenRequest',
@@ -307,7 +317,10 @@ describe.each(['accounts', 'open'] as const)('GET /api/openapi.json (%s mode)', 
       const { doc } = await documentOf(mode);
       for (const [name, op] of operations(doc)) {
         const protectedRoute =
-          mode === 'accounts' && (name.includes('/api/links') || name === 'POST /api/shorten');
+          mode === 'accounts' &&
+          (name.includes('/api/links') ||
+            name.includes('/api/keys') ||
+            name === 'POST /api/shorten');
         const adminRoute =
           mode === 'open' && (name.startsWith('PATCH /api/links') || name.startsWith('DELETE '));
         expect([name, op.security]).toEqual([

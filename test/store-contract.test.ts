@@ -3,6 +3,8 @@
 // files and PRAGMAs; PostgreSQL's several instances on one database) is tested below.
 
 import { describe, expect, test } from 'bun:test';
+import { type ApiKey, KEY_LIMIT_REACHED, type NewApiKey } from '../src/store/accounts.ts';
+import { embeddedMigrations } from '../src/store/embedded-migrations.ts' with { type: 'macro' };
 import { openPostgres, type PostgresStore } from '../src/store/postgres/postgres-store.ts';
 import { openSqlite, type SqliteStore } from '../src/store/sqlite/sqlite-store.ts';
 import {
@@ -11,6 +13,7 @@ import {
   type Link,
   type NewLink,
   type Store,
+  type User,
 } from '../src/store/store.ts';
 import { eventually } from './support/binary.ts';
 import { atCleanUp } from './support/cleanup.ts';
@@ -88,6 +91,24 @@ const click = (linkId: number, i = 0): Click => ({
   limited: false,
 });
 
+const newLink = (userId: number | null, code: string): NewLink => ({
+  userId,
+  originalUrl: `https://example.com/${code}`,
+  shortCode: code,
+  source: null,
+  createdAt: 1_795_000_000_000,
+});
+
+const newKey = (userId: number, secretHash: string): NewApiKey => ({
+  userId,
+  name: 'script',
+  prefix: 'kurz_abcdefgh',
+  secretHash,
+  scope: 'read',
+  createdAt: 1000,
+  expiresAt: null,
+});
+
 describe.each(['sqlite', 'postgres'] as const)('Store contract on %s', (backend) => {
   test('users: created once per e-mail, found by e-mail with their hash, known by id', async () => {
     const store = await open(backend);
@@ -98,10 +119,101 @@ describe.each(['sqlite', 'postgres'] as const)('Store contract on %s', (backend)
       id: ann?.id as number,
       email: 'ann@example.com',
       passwordHash: 'hash-a',
+      tokenVersion: 0,
     });
     expect(await store.findUserByEmail('bob@example.com')).toBeUndefined();
-    expect(await store.userExists(ann?.id as number)).toBe(true);
-    expect(await store.userExists(9999)).toBe(false);
+    expect(await store.tokenVersion(ann?.id as number)).toBe(0);
+    expect(await store.tokenVersion(9999)).toBeUndefined();
+  });
+
+  test('a new password raises the token version; users are listed with their links', async () => {
+    const store = await open(backend);
+    const ann = (await store.createUser('ann@example.com', 'hash-a')) as User;
+    const bob = (await store.createUser('bob@example.com', 'hash-b')) as User;
+    await store.createLinks([newLink(ann.id, 'a1'), newLink(ann.id, 'a2'), newLink(null, 'o1')]);
+    expect(await store.setPassword('ann@example.com', 'hash-new')).toBe(true);
+    expect(await store.setPassword('nobody@example.com', 'hash-new')).toBe(false);
+    expect(await store.findUserByEmail('ann@example.com')).toMatchObject({
+      passwordHash: 'hash-new',
+      tokenVersion: 1,
+    });
+    expect(await store.tokenVersion(ann.id)).toBe(1);
+    expect(await store.tokenVersion(bob.id)).toBe(0);
+    expect(await store.listUsers()).toEqual([
+      { id: ann.id, email: 'ann@example.com', createdAt: expect.any(Number), links: 2 },
+      { id: bob.id, email: 'bob@example.com', createdAt: expect.any(Number), links: 0 },
+    ]);
+  });
+
+  test('removing a user takes their keys, and their links with every click, or hands the links to no one', async () => {
+    const store = await open(backend);
+    const ann = (await store.createUser('ann@example.com', 'h')) as User;
+    const bob = (await store.createUser('bob@example.com', 'h')) as User;
+    const created = await store.createLinks([
+      newLink(ann.id, 'a1'),
+      newLink(ann.id, 'a2'),
+      newLink(bob.id, 'b1'),
+      newLink(bob.id, 'b2'),
+      newLink(null, 'o1'),
+    ]);
+    const [a1, , b1] = created as Link[];
+    await store.recordClicks([click(a1?.id as number, 0), click(b1?.id as number, 1)]);
+    await store.rollUpClicks();
+    await store.recordClicks([click(a1?.id as number, 2), click(b1?.id as number, 3)]);
+    const key = await store.createApiKey(newKey(ann.id, 'a'.repeat(64)), 10);
+    expect(key).toMatchObject({ name: 'script' });
+
+    expect(await store.removeUser('ann@example.com', 'delete')).toEqual({ id: ann.id, links: 2 });
+    expect(await store.removeUser('ann@example.com', 'delete')).toBeUndefined();
+    expect(await store.tokenVersion(ann.id)).toBeUndefined();
+    expect(await store.findApiKey('a'.repeat(64))).toBeUndefined();
+    expect(await store.findLinkDetail('a1')).toBeUndefined();
+    expect(await store.clickRows(a1?.id as number, 0, 10)).toEqual([]);
+    expect((await store.listLinks({ owner: null, offset: 0 })).total).toBe(3);
+
+    expect(await store.removeUser('bob@example.com', 'keep')).toEqual({ id: bob.id, links: 2 });
+    const kept = await store.findLinkDetail('b1');
+    expect(kept).toMatchObject({ userId: null, clicks: 2 });
+    const open1 = await store.listLinks({ owner: null, offset: 0 });
+    expect(open1.total).toBe(3);
+    expect(await store.listUsers()).toEqual([]);
+  });
+
+  test('API keys: stored by hash, listed newest first without it, limited per user, revoked by their owner only', async () => {
+    const store = await open(backend);
+    const ann = (await store.createUser('ann@example.com', 'h')) as User;
+    const bob = (await store.createUser('bob@example.com', 'h')) as User;
+    const first = await store.createApiKey(newKey(ann.id, '1'.repeat(64)), 2);
+    const second = await store.createApiKey(
+      { ...newKey(ann.id, '2'.repeat(64)), scope: 'write', createdAt: 2000, expiresAt: 9000 },
+      2,
+    );
+    expect(await store.createApiKey(newKey(ann.id, '3'.repeat(64)), 2)).toBe(KEY_LIMIT_REACHED);
+    expect(second).toEqual({
+      id: expect.any(Number),
+      name: 'script',
+      prefix: 'kurz_abcdefgh',
+      scope: 'write',
+      createdAt: 2000,
+      expiresAt: 9000,
+      lastUsedAt: null,
+    });
+    expect(await store.listApiKeys(ann.id)).toEqual([second as ApiKey, first as ApiKey]);
+    expect(await store.listApiKeys(bob.id)).toEqual([]);
+    const id = (first as ApiKey).id;
+    expect(await store.findApiKey('1'.repeat(64))).toEqual({
+      id,
+      userId: ann.id,
+      scope: 'read',
+      expiresAt: null,
+      lastUsedAt: null,
+    });
+    await store.touchApiKey(id, 5000);
+    expect(await store.findApiKey('1'.repeat(64))).toMatchObject({ lastUsedAt: 5000 });
+    expect(await store.deleteApiKey(bob.id, id)).toBe(false);
+    expect(await store.deleteApiKey(ann.id, id)).toBe(true);
+    expect(await store.deleteApiKey(ann.id, id)).toBe(false);
+    expect(await store.findApiKey('1'.repeat(64))).toBeUndefined();
   });
 
   test('a batch of clicks is written whole, every field in its place, and counted per link', async () => {
@@ -280,7 +392,7 @@ describe('PostgreSQL: several stores on one database', () => {
     const applied = await (stores[0] as PostgresStore).client.unsafe(
       `SELECT count(*)::int AS n FROM "${schema}".__drizzle_migrations`,
     );
-    expect(applied[0].n).toBe(3);
+    expect(applied[0].n).toBe(embeddedMigrations('postgres').length);
   });
 
   test('counts stay exact when several stores write clicks of the same links at once', async () => {

@@ -1,27 +1,63 @@
 // Who is asking, derived for every route of the instance that uses this plugin: in
-// accounts mode a valid bearer token of an existing user (else 401) gives that user's
-// id; in open mode Authorization is ignored and the owner is null (links of no one).
-// A derive runs after the body is read (413) and before it is validated (400), which
-// is the order decisions.md gives.
+// accounts mode a valid bearer token of an existing user, or an API key, gives that
+// user's id (else 401); in open mode Authorization is ignored and the owner is null
+// (links of no one). A derive runs after the body is read (413) and before it is
+// validated (400), which is the order decisions.md gives.
 
 import { Elysia } from 'elysia';
 import type { Mode } from '../config/config.ts';
-import { unauthorized } from '../domain/errors.ts';
+import { forbidden, unauthorized } from '../domain/errors.ts';
 import type { Store } from '../store/store.ts';
+import { grantOf, isApiKey } from './api-keys.ts';
 import { bearerToken, type TokenKey, userIdOf } from './tokens.ts';
 
-export function ownerPlugin(options: { mode: Mode; secret: TokenKey; store: Store }) {
+/** Methods a `read` key may use: reading is all it is for. */
+const READING = new Set(['GET', 'HEAD']);
+
+export interface OwnerOptions {
+  mode: Mode;
+  secret: TokenKey;
+  store: Store;
+  /**
+   * What an API key may do on these routes: `scoped` — a read key reads (GET, HEAD), a
+   * write key does everything; `refused` — nothing (managing keys and webhooks takes a
+   * login, so a leaked key cannot make itself a successor). Outside it: 403.
+   */
+  apiKeys?: 'scoped' | 'refused';
+}
+
+export function ownerPlugin(options: OwnerOptions) {
   const { mode, store, secret } = options;
-  return new Elysia({ name: 'kurz/owner', seed: mode }).derive(
+  const apiKeys = options.apiKeys ?? 'scoped';
+  return new Elysia({ name: 'kurz/owner', seed: `${mode}:${apiKeys}` }).derive(
     { as: 'scoped' },
     async ({ request }): Promise<{ owner: number | null }> => {
       if (mode === 'open') return { owner: null };
-      const token = bearerToken(request.headers.get('authorization'));
-      if (token === undefined) throw unauthorized();
-      const payload = await secret.verify(token);
-      const id = payload ? userIdOf(payload.sub) : undefined;
-      if (id === undefined || !(await store.userExists(id))) throw unauthorized();
+      const credential = bearerToken(request.headers.get('authorization'));
+      if (credential === undefined) throw unauthorized();
+      if (isApiKey(credential)) {
+        const grant = await grantOf(store, credential);
+        if (grant === undefined) throw unauthorized();
+        if (apiKeys === 'refused') throw forbidden();
+        if (grant.scope === 'read' && !READING.has(request.method)) throw forbidden();
+        return { owner: grant.userId };
+      }
+      const payload = await secret.verify(credential);
+      if (!payload) throw unauthorized();
+      const id = userIdOf(payload.sub);
+      if (id === undefined) throw unauthorized();
+      // A removed user has no version; a changed password raised it past the token's.
+      const version = await store.tokenVersion(id);
+      if (version === undefined || versionOf(payload.ver) !== version) {
+        throw unauthorized();
+      }
       return { owner: id };
     },
   );
+}
+
+/** The token version a payload carries; tokens issued before versions existed carry 0. */
+function versionOf(ver: unknown): number | undefined {
+  if (ver === undefined) return 0;
+  return typeof ver === 'number' && Number.isSafeInteger(ver) && ver >= 0 ? ver : undefined;
 }

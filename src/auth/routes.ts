@@ -1,6 +1,7 @@
 // POST /api/auth/register and /api/auth/login (accounts mode only).
 
 import { Elysia } from 'elysia';
+import type { Registration } from '../config/config.ts';
 import { normalizeEmail, parseRegistration, requireCredentials } from '../domain/accounts.ts';
 import { ApiError, badRequest, Messages } from '../domain/errors.ts';
 import { parseJsonBody, requireJsonObject } from '../http/body.ts';
@@ -18,6 +19,8 @@ import type { PasswordHasher } from './passwords.ts';
 import type { TokenKey } from './tokens.ts';
 
 export interface AuthRoutesOptions {
+  /** closed: registering answers 403 `Registration is closed`, before the body is checked. */
+  registration: Registration;
   store: Store;
   secret: TokenKey;
   tokenTtlSeconds: number;
@@ -29,14 +32,17 @@ export interface AuthRoutesOptions {
 
 export function authRoutes(options: AuthRoutesOptions) {
   const { store, secret, tokenTtlSeconds, passwords, limits, clientOf } = options;
+  const registrationOpen = () => {
+    if (options.registration === 'closed') throw new ApiError(403, Messages.registrationClosed);
+  };
   return new Elysia({ name: 'kurz/auth-routes' })
     .resolve(({ set }) => ({
       /** The register/login answer: a fresh token and the public user. */
-      session: async (user: User) => {
+      session: async (user: User & { tokenVersion: number }) => {
         // A token is a credential: no cache, shared or the browser's own, may keep it.
         set.headers['cache-control'] = 'no-store';
         const exp = Math.floor(Date.now() / 1000) + tokenTtlSeconds;
-        const token = await secret.sign({ sub: String(user.id), exp });
+        const token = await secret.sign({ sub: String(user.id), exp, ver: user.tokenVersion });
         return { token, user: { id: user.id, email: user.email } };
       },
     }))
@@ -46,19 +52,26 @@ export function authRoutes(options: AuthRoutesOptions) {
         const { email, password } = parseRegistration(body);
         const user = await store.createUser(email, await passwords.hash(password));
         if (user === undefined) throw badRequest(Messages.emailTaken);
-        return session(user);
+        return session({ ...user, tokenVersion: 0 });
       },
       {
         parse: parseJsonBody,
-        transform: [perClient(limits?.register, clientOf), requireJsonObject],
+        transform: [registrationOpen, perClient(limits?.register, clientOf), requireJsonObject],
         body: RegisterBody,
-        response: { 200: Session, ...errorResponses(400, 403, 408, 413, 429, 500, 503) },
+        response: {
+          200: Session,
+          ...errorResponses(400, 408, 413, 429, 500, 503),
+          403: errorResponse(403, {
+            description:
+              '`Registration is closed`: the operator started kurz with `--registration closed`. Also `Cross-origin request refused`.',
+          }),
+        },
         detail: {
           operationId: 'register',
           tags: ['accounts'],
           summary: 'Register',
           description:
-            'Creates an account and answers with a token. Checks, in order: both fields present (`Email and password are required`), the e-mail (`Invalid email address`), the password length (`Password must be 8 to 1024 characters long`), then `Email already registered`.',
+            'Creates an account and answers with a token, unless registration is closed (403, before the body is checked). Checks, in order: both fields present (`Email and password are required`), the e-mail (`Invalid email address`), the password length (`Password must be 8 to 1024 characters long`), then `Email already registered`.',
         },
       },
     )

@@ -28,7 +28,8 @@ export class TokenKey {
     this.signer = signerFor(secret);
   }
 
-  sign(payload: { sub: string; exp: number }): Promise<string> {
+  /** `ver`: the user's token version (see AccountStore.tokenVersion). */
+  sign(payload: { sub: string; exp: number; ver: number }): Promise<string> {
     return this.signer.sign(payload);
   }
 

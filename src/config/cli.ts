@@ -39,11 +39,19 @@ export interface ToolSpec {
 /** A tool's flags as given: a value, or true for a switch. */
 export type ToolOptions = Map<string, string | true>;
 
+/** A tool's command line, parsed: its arguments and own flags, and the server's configuration. */
+export interface ToolCommand {
+  kind: ToolName;
+  config: Config;
+  args: string[];
+  options: ToolOptions;
+}
+
 export type Command =
   | { kind: ConfiguredCommand; config: Config }
   /** `config` holds the defaults both databases are opened with. */
   | { kind: 'copy'; config: Config; from: string; to: string }
-  | { kind: ToolName; config: Config; args: string[]; options: ToolOptions }
+  | ToolCommand
   /** `usage`: the text to print (the whole program's, or one command's). */
   | { kind: 'help'; usage: string }
   | { kind: 'version' };
@@ -260,6 +268,10 @@ const FLAGS: Record<string, FlagSpec> = {
       c.adminToken = checkSecret(readFlagFile(v).replace(/\r?\n$/, ''));
     },
   },
+  '--registration': {
+    env: 'KURZ_REGISTRATION',
+    parse: (v, c) => oneOf(['open', 'closed'] as const, (r) => (c.registration = r))(v),
+  },
   '--click-retention-days': {
     env: 'KURZ_CLICK_RETENTION_DAYS',
     parse: (v, c) => {
@@ -350,6 +362,8 @@ Flags (each also read from the environment variable shown):
   --admin-token-file PATH   KURZ_ADMIN_TOKEN_FILE  read the admin token from a file (keeps it out of ps)
   --click-retention-days N  KURZ_CLICK_RETENTION_DAYS  days raw click records are kept; daily stats stay
                                              (default 0: forever)
+  --registration open|closed  KURZ_REGISTRATION  whether anyone may register, or only accounts made with
+                                             kurz user add exist (default open)
 
 Abuse limits (N/WINDOW, WINDOW one of s, min, h, d, optionally with a number: 30/10min):
   --rate-limits on|off      KURZ_RATE_LIMITS        every rate limit below on or off (default on)

@@ -5,6 +5,7 @@ import type { Blocklist } from '../domain/targets.ts';
 
 export type Mode = 'accounts' | 'open';
 export type Durability = 'normal' | 'full';
+export type Registration = 'open' | 'closed';
 
 /** At most `count` requests per `windowMs`, refilled evenly (a token bucket of `count`). */
 export interface RateLimit {
@@ -66,6 +67,8 @@ export interface Config {
   adminToken: string | undefined;
   /** Days raw click records are kept (daily rollups stay); 0 keeps them forever. */
   clickRetentionDays: number;
+  /** Whether anyone may register (accounts mode); closed: only `kurz user add` makes accounts. */
+  registration: Registration;
 }
 
 const MINUTE = 60_000;
@@ -93,6 +96,7 @@ export const DEFAULTS = {
   maxLinksPerUser: 100_000,
   minFreeDiskBytes: 64 * 1024 * 1024,
   clickRetentionDays: 0,
+  registration: 'open',
 } as const satisfies Partial<Config>;
 
 /** A fresh, complete configuration with every default (lists and limits are new copies). */

@@ -35,6 +35,13 @@ export const Messages = {
   maxClicksRule: 'max_clicks must be a whole number from 1 to 1000000000',
   linkPasswordRule: 'password must be a string of 1 to 128 characters',
   statsRange: 'from and to must be dates (YYYY-MM-DD), from not after to, at most 366 days apart',
+  registrationClosed: 'Registration is closed',
+  forbidden: 'Forbidden',
+  keyNameRule: 'name must be a string of 1 to 100 characters',
+  keyScopeRule: 'scope must be read or write',
+  keyExpiryRule:
+    'expires_at must be an ISO 8601 date-time with a time zone in the future, such as 2026-12-31T23:59:59Z',
+  keyLimit: 'API key limit reached',
 } as const;
 
 export type Message = (typeof Messages)[keyof typeof Messages];
@@ -56,6 +63,7 @@ export const badRequest = (message: Message) => new ApiError(400, message);
 export const unauthorized = () =>
   new ApiError(401, Messages.unauthorized, { 'www-authenticate': 'Bearer' });
 export const notFound = () => new ApiError(404, Messages.notFound);
+export const forbidden = () => new ApiError(403, Messages.forbidden);
 /** 429 with the whole seconds until the next request may pass. */
 export const tooManyRequests = (retryAfterSeconds: number) =>
   new ApiError(429, Messages.tooManyRequests, { 'retry-after': String(retryAfterSeconds) });

@@ -101,7 +101,7 @@ const ERRORS = {
   },
   403: {
     description:
-      '`Cross-origin request refused`: a browser sent it from a site not allowed by `--cors-origins`. Creating a link in accounts mode may also answer `Link limit reached`: the account owns as many links as the operator allows.',
+      '`Cross-origin request refused`: a browser sent it from a site not allowed by `--cors-origins`. `Forbidden`: an API key outside its scope (a `read` key may only GET). Creating a link in accounts mode may also answer `Link limit reached`: the account owns as many links as the operator allows.',
   },
   404: { description: '`Not found`.' },
   408: {

@@ -9,6 +9,8 @@ export interface User {
 
 export interface UserWithHash extends User {
   passwordHash: string;
+  /** The version this user's tokens carry (see AccountStore.tokenVersion). */
+  tokenVersion: number;
 }
 
 export interface Link {
@@ -54,6 +56,7 @@ export type LinkChanges = {
 };
 
 import type { ClickRow, DayCount } from '../analytics/fold.ts';
+import type { AccountStore } from './accounts.ts';
 
 export type { ClickRow, DayCount };
 
@@ -140,7 +143,7 @@ export interface LinkTraffic {
 /** Told the code of a link whose row changed on another instance. */
 export type LinkChanged = (code: string) => void;
 
-export interface Store {
+export interface Store extends AccountStore {
   /** Which database this is, for the start-up line and tools such as `kurz copy`. */
   readonly kind: 'sqlite' | 'postgres';
   /**
@@ -152,7 +155,6 @@ export interface Store {
   /** Returns undefined when the e-mail is already registered. */
   createUser(email: string, passwordHash: string): Promise<User | undefined>;
   findUserByEmail(email: string): Promise<UserWithHash | undefined>;
-  userExists(id: number): Promise<boolean>;
 
   /**
    * Inserts links in one transaction. Each result is the stored link, undefined when

@@ -3,7 +3,7 @@
 // Security Policy keeps it that way.
 
 import { Elysia } from 'elysia';
-import type { Mode } from '../config/config.ts';
+import type { Mode, Registration } from '../config/config.ts';
 import { Messages } from '../domain/errors.ts';
 import { errorResponse } from '../http/responses.ts';
 import { embeddedAssets } from './embedded-assets.ts' with { type: 'macro' };
@@ -48,16 +48,18 @@ const GZIP = /\bgzip\b/;
 
 export interface WebRoutesOptions {
   mode: Mode;
+  /** Closed: the page offers only login. */
+  registration: Registration;
   /** The public address of short links (known once the server listens). */
   baseUrl: () => string;
 }
 
-export function webRoutes({ mode, baseUrl }: WebRoutesOptions) {
+export function webRoutes({ mode, baseUrl, registration }: WebRoutesOptions) {
   const assets = new Map<string, Asset>();
   for (const [name, body] of Object.entries(ASSETS)) {
     if (name !== 'index.html') assets.set(name, asset(name, body));
   }
-  // The page carries the mode and base URL in meta tags; built on first use, since the
+  // The page carries the mode, registration and base URL in meta tags; built on first use, since the
   // base URL may depend on the port bound.
   let page: Asset | undefined;
   const indexPage = () => {
@@ -65,6 +67,7 @@ export function webRoutes({ mode, baseUrl }: WebRoutesOptions) {
       'index.html',
       (ASSETS['index.html'] ?? '')
         .replaceAll('%KURZ_MODE%', escapeHtml(mode))
+        .replaceAll('%KURZ_REGISTRATION%', escapeHtml(registration))
         .replaceAll('%KURZ_BASE_URL%', escapeHtml(baseUrl())),
     );
     return page;

@@ -6,7 +6,7 @@
 import { onTestFinished } from 'bun:test';
 import { SQL } from 'bun';
 import { createApp, type Writers } from '../../src/app.ts';
-import type { Mode, RateLimits } from '../../src/config/config.ts';
+import type { Mode, RateLimits, Registration } from '../../src/config/config.ts';
 import type { Blocklist } from '../../src/domain/targets.ts';
 import type { Logger } from '../../src/logger.ts';
 import { openPostgres } from '../../src/store/postgres/postgres-store.ts';
@@ -121,6 +121,8 @@ export interface AppOptions {
   corsOrigins?: readonly string[];
   /** Open mode's link management token (--admin-token); none unless given. */
   adminToken?: string;
+  /** --registration; open unless given. */
+  registration?: Registration;
 }
 
 /**
@@ -173,6 +175,7 @@ export class TestApp {
       blocklist: options.blocklist,
       peerAddress: (request) => request.headers.get(PEER_HEADER) ?? '192.0.2.1',
       adminToken: options.adminToken,
+      registration: options.registration,
     });
     return new TestApp(mode, store, app, log);
   }

@@ -8,6 +8,14 @@ import { DrizzleQueryError, sql as dsql, eq } from 'drizzle-orm';
 import { type BunSQLDatabase, drizzle } from 'drizzle-orm/bun-sql';
 import { StoreUnavailableError } from '../../domain/errors.ts';
 import { consoleLogger, type Logger } from '../../logger.ts';
+import type {
+  ApiKey,
+  ApiKeyGrant,
+  KEY_LIMIT_REACHED,
+  NewApiKey,
+  RemovedLinks,
+  UserSummary,
+} from '../accounts.ts';
 import { shareLimits } from '../click-limits.ts';
 import { applyChanges } from '../link-changes.ts';
 import { scheduleRetention } from '../retention.ts';
@@ -31,6 +39,7 @@ import {
   type User,
   type UserWithHash,
 } from '../store.ts';
+import { PostgresAccounts } from './accounts.ts';
 import { PostgresAnalytics } from './analytics.ts';
 import { applyMigrations } from './migrate.ts';
 import * as schema from './schema.ts';
@@ -194,6 +203,7 @@ export class PostgresStore implements Store {
   private shard = Math.floor(Math.random() * COUNT_SHARDS);
   private readonly db: BunSQLDatabase<typeof schema>;
   private readonly q;
+  private readonly accounts: PostgresAccounts;
   private closed = false;
   private readonly listeners = new Set<LinkChanged>();
   private readonly resetListeners = new Set<() => void>();
@@ -229,6 +239,7 @@ export class PostgresStore implements Store {
     this.db = drizzle({ client, schema });
     const db = this.db;
     const p = dsql.placeholder;
+    this.accounts = new PostgresAccounts(client, LINKS_CHANNEL);
     this.q = {
       insertUser: db
         .insert(users)
@@ -237,15 +248,15 @@ export class PostgresStore implements Store {
         .returning({ id: users.id, email: users.email })
         .prepare('kurz_insert_user'),
       userByEmail: db
-        .select({ id: users.id, email: users.email, passwordHash: users.passwordHash })
+        .select({
+          id: users.id,
+          email: users.email,
+          passwordHash: users.passwordHash,
+          tokenVersion: users.tokenVersion,
+        })
         .from(users)
         .where(eq(users.email, p('email')))
         .prepare('kurz_user_by_email'),
-      userById: db
-        .select({ id: users.id })
-        .from(users)
-        .where(eq(users.id, p('id')))
-        .prepare('kurz_user_by_id'),
       insertSetting: db
         .insert(settings)
         .values({ key: p('key'), value: p('value') })
@@ -308,8 +319,43 @@ export class PostgresStore implements Store {
     return this.run(async () => (await this.q.userByEmail.execute({ email }))[0]);
   }
 
-  userExists(id: number): Promise<boolean> {
-    return this.run(async () => (await this.q.userById.execute({ id })).length > 0);
+  tokenVersion(userId: number): Promise<number | undefined> {
+    return this.run(() => this.accounts.tokenVersion(userId));
+  }
+
+  listUsers(): Promise<UserSummary[]> {
+    return this.run(() => this.accounts.listUsers());
+  }
+
+  setPassword(email: string, passwordHash: string): Promise<boolean> {
+    return this.run(() => this.accounts.setPassword(email, passwordHash));
+  }
+
+  removeUser(
+    email: string,
+    links: RemovedLinks,
+  ): Promise<{ id: number; links: number } | undefined> {
+    return this.run(() => this.accounts.removeUser(email, links));
+  }
+
+  createApiKey(key: NewApiKey, limit: number): Promise<ApiKey | typeof KEY_LIMIT_REACHED> {
+    return this.run(() => this.accounts.createApiKey(key, limit));
+  }
+
+  listApiKeys(userId: number): Promise<ApiKey[]> {
+    return this.run(() => this.accounts.listApiKeys(userId));
+  }
+
+  deleteApiKey(userId: number, id: number): Promise<boolean> {
+    return this.run(() => this.accounts.deleteApiKey(userId, id));
+  }
+
+  findApiKey(secretHash: string): Promise<ApiKeyGrant | undefined> {
+    return this.run(() => this.accounts.findApiKey(secretHash));
+  }
+
+  touchApiKey(id: number, at: number): Promise<void> {
+    return this.run(() => this.accounts.touchApiKey(id, at));
   }
 
   /**

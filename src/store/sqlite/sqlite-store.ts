@@ -8,6 +8,14 @@ import { eq, sql } from 'drizzle-orm';
 import { type BunSQLiteDatabase, drizzle } from 'drizzle-orm/bun-sqlite';
 import { StoreUnavailableError } from '../../domain/errors.ts';
 import { consoleLogger, type Logger } from '../../logger.ts';
+import type {
+  ApiKey,
+  ApiKeyGrant,
+  KEY_LIMIT_REACHED,
+  NewApiKey,
+  RemovedLinks,
+  UserSummary,
+} from '../accounts.ts';
 import { shareLimits } from '../click-limits.ts';
 import { applyChanges } from '../link-changes.ts';
 import { scheduleRetention } from '../retention.ts';
@@ -17,6 +25,7 @@ import {
   type CreatedLink,
   LINK_LIMIT_REACHED,
   type Link,
+  type LinkChanged,
   type LinkChanges,
   type LinkChunkQuery,
   type LinkDetail,
@@ -30,6 +39,7 @@ import {
   type User,
   type UserWithHash,
 } from '../store.ts';
+import { sqliteAccounts } from './accounts.ts';
 import { reconcileCounts, SqliteAnalytics } from './analytics.ts';
 import {
   attachCounts,
@@ -88,6 +98,8 @@ function classify(error: unknown): unknown {
   return error;
 }
 
+/** How often a watcher looks for commits by another process (see watchLinks). */
+const WATCH_INTERVAL_MS = 250;
 /** How often the maintenance thread checkpoints the WALs. */
 const MAINTENANCE_INTERVAL_MS = 100;
 /**
@@ -640,6 +652,8 @@ export class SqliteStore implements Store {
   private chunks: ReturnType<typeof linkChunks> | undefined;
   private readonly clicks: ReturnType<typeof clickLog>;
   private readonly manage: ReturnType<typeof linkManagement>;
+  private readonly accounts: ReturnType<typeof sqliteAccounts>;
+  private readonly watchers = new Set<() => void>();
   private readonly appendLimited: (batch: readonly Click[]) => LimitedAppend;
   private readonly readPage: (query: LinkQuery) => LinkPage;
   private readonly insertLinks: (batch: readonly NewLink[]) => CreatedLink[];
@@ -668,15 +682,14 @@ export class SqliteStore implements Store {
           .prepare(),
       userByEmail: () =>
         db
-          .select({ id: users.id, email: users.email, passwordHash: users.passwordHash })
+          .select({
+            id: users.id,
+            email: users.email,
+            passwordHash: users.passwordHash,
+            tokenVersion: users.tokenVersion,
+          })
           .from(users)
           .where(eq(users.email, p('email')))
-          .prepare(),
-      userById: () =>
-        db
-          .select({ id: users.id })
-          .from(users)
-          .where(eq(users.id, p('id')))
           .prepare(),
       insertLink: () =>
         db
@@ -738,6 +751,7 @@ export class SqliteStore implements Store {
     const q = this.q;
     this.clicks = clickLog(sqlite);
     this.manage = linkManagement(sqlite);
+    this.accounts = sqliteAccounts(sqlite);
     this.appendLimited = limitedClickLog(sqlite, this.clicks.append);
     this.lists = linkLists(sqlite);
     const lists = this.lists;
@@ -817,8 +831,43 @@ export class SqliteStore implements Store {
     return this.guard(() => this.q.userByEmail.get({ email }));
   }
 
-  userExists(id: number): Promise<boolean> {
-    return this.guard(() => this.q.userById.get({ id }) !== undefined);
+  tokenVersion(userId: number): Promise<number | undefined> {
+    return this.guard(() => this.accounts.tokenVersion(userId));
+  }
+
+  listUsers(): Promise<UserSummary[]> {
+    return this.guard(() => this.accounts.listUsers());
+  }
+
+  setPassword(email: string, passwordHash: string): Promise<boolean> {
+    return this.guardWrite(() => this.accounts.setPassword(email, passwordHash));
+  }
+
+  removeUser(
+    email: string,
+    links: RemovedLinks,
+  ): Promise<{ id: number; links: number } | undefined> {
+    return this.guardWrite(() => this.accounts.removeUser(email, links));
+  }
+
+  createApiKey(key: NewApiKey, limit: number): Promise<ApiKey | typeof KEY_LIMIT_REACHED> {
+    return this.guardWrite(() => this.accounts.createApiKey(key, limit));
+  }
+
+  listApiKeys(userId: number): Promise<ApiKey[]> {
+    return this.guard(() => this.accounts.listApiKeys(userId));
+  }
+
+  deleteApiKey(userId: number, id: number): Promise<boolean> {
+    return this.guardWrite(() => this.accounts.deleteApiKey(userId, id));
+  }
+
+  findApiKey(secretHash: string): Promise<ApiKeyGrant | undefined> {
+    return this.guard(() => this.accounts.findApiKey(secretHash));
+  }
+
+  touchApiKey(id: number, at: number): Promise<void> {
+    return this.guardWrite(() => this.accounts.touchApiKey(id, at));
   }
 
   createLinks(batch: readonly NewLink[]): Promise<CreatedLink[]> {
@@ -938,9 +987,34 @@ export class SqliteStore implements Store {
     });
   }
 
-  /** One process owns a SQLite database: no other instance changes its links. */
-  watchLinks(): () => void {
-    return () => {};
+  /**
+   * One kurz serves a SQLite database, but the operator's tools (`kurz user`, `kurz
+   * import`) may write to it meanwhile. SQLite's data_version changes when another
+   * connection commits: then whatever the caller cached may be stale, and it is told to
+   * forget all (reset), within WATCH_INTERVAL_MS. This store's own commits leave it as it is.
+   */
+  watchLinks(_changed: LinkChanged, reset: () => void): () => void {
+    const version = this.sqlite.prepare<{ data_version: number }, []>('PRAGMA data_version');
+    let seen = version.get()?.data_version;
+    const timer = setInterval(() => {
+      try {
+        const now = version.get()?.data_version;
+        if (now !== seen) {
+          seen = now;
+          reset();
+        }
+      } catch {
+        // Closed, or the file is unavailable: the next request says so.
+      }
+    }, WATCH_INTERVAL_MS);
+    timer.unref();
+    const stop = () => {
+      if (!this.watchers.delete(stop)) return;
+      clearInterval(timer);
+      version.finalize();
+    };
+    this.watchers.add(stop);
+    return stop;
   }
 
   /**
@@ -962,6 +1036,7 @@ export class SqliteStore implements Store {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    for (const stop of [...this.watchers]) stop();
     this.writes?.stop();
     await this.stopMaintenance();
     try {
@@ -971,6 +1046,7 @@ export class SqliteStore implements Store {
       }
       for (const statement of Object.values(this.lists)) statement.finalize();
       this.manage.finalize();
+      this.accounts.finalize();
       for (const statement of Object.values(this.chunks ?? {})) statement.finalize();
       this.clicks.finalize();
       this.sqlite.run('PRAGMA main.wal_checkpoint(TRUNCATE)');

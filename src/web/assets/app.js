@@ -110,6 +110,7 @@ const list = createLinksList({
 wireCloseButtons();
 const auth = createAuth({
   api,
+  registration: meta('kurz-registration') === 'closed' ? 'closed' : 'open',
   onLoggedIn(token, user) {
     session.save(token, user.email);
     showApp();

@@ -3,8 +3,11 @@
 
 import { byId } from './dom.js';
 
-/** onLoggedIn(token, user) is called after a successful login or registration. */
-export function createAuth({ api, onLoggedIn }) {
+/**
+ * onLoggedIn(token, user) is called after a successful login or registration. With
+ * registration closed by the operator, the form offers only login.
+ */
+export function createAuth({ api, registration, onLoggedIn }) {
   const view = byId('auth-view');
   const form = byId('auth-form');
   const email = byId('auth-email');
@@ -12,6 +15,10 @@ export function createAuth({ api, onLoggedIn }) {
   const error = byId('auth-error');
   const notice = byId('auth-notice');
   let busy = false;
+  if (registration === 'closed') {
+    form.querySelector('button[value="register"]').remove();
+    byId('auth-password-hint').textContent = 'New accounts are made by the operator.';
+  }
 
   form.addEventListener('submit', async (event) => {
     event.preventDefault(); // the CSP forbids form submission; we send JSON instead

@@ -1,0 +1,124 @@
+// Accounts on PostgreSQL: token versions, the operator's user commands and API keys.
+// A removal is one transaction; the codes of links it deletes or hands to no one are
+// announced on the links channel, so every instance forgets what it cached of them.
+
+import type { SQL } from 'bun';
+import {
+  type ApiKey,
+  type ApiKeyGrant,
+  KEY_LIMIT_REACHED,
+  type NewApiKey,
+  type RemovedLinks,
+  type UserSummary,
+} from '../accounts.ts';
+
+const KEY_COLUMNS = `id, name, prefix, scope, created_at::float8 AS "createdAt",
+  expires_at::float8 AS "expiresAt", last_used_at::float8 AS "lastUsedAt"`;
+
+export class PostgresAccounts {
+  constructor(
+    private readonly client: SQL,
+    private readonly linksChannel: string,
+  ) {}
+
+  async tokenVersion(id: number): Promise<number | undefined> {
+    const [row]: { v: number }[] = await this
+      .client`SELECT token_version AS v FROM users WHERE id = ${id}`;
+    return row?.v;
+  }
+
+  listUsers(): Promise<UserSummary[]> {
+    return this.client.unsafe(
+      `SELECT u.id, u.email, u.created_at::float8 AS "createdAt",
+              coalesce(t.links, 0)::float8 AS links
+       FROM users u LEFT JOIN link_totals t ON t.owner = u.id ORDER BY u.id`,
+    );
+  }
+
+  async setPassword(email: string, hash: string): Promise<boolean> {
+    const rows = await this.client`UPDATE users
+      SET password_hash = ${hash}, token_version = token_version + 1
+      WHERE email = ${email} RETURNING id`;
+    return rows.length > 0;
+  }
+
+  removeUser(
+    email: string,
+    links: RemovedLinks,
+  ): Promise<{ id: number; links: number } | undefined> {
+    const channel = this.linksChannel;
+    return this.client.begin(async (tx) => {
+      // Locked first: a link created for this user meanwhile waits, then fails its
+      // foreign key, rather than outliving them.
+      const [user]: { id: number }[] =
+        await tx`SELECT id FROM users WHERE email = ${email} FOR UPDATE`;
+      if (user === undefined) return undefined;
+      const id = user.id;
+      let codes: { short_code: string }[];
+      if (links === 'keep') {
+        codes =
+          await tx`UPDATE links SET user_id = NULL WHERE user_id = ${id} RETURNING short_code`;
+        // The link_totals triggers count inserts and deletes; this moves the count by hand.
+        const n = codes.length;
+        await tx`UPDATE link_totals SET links = links - ${n} WHERE owner = ${id}`;
+        await tx`INSERT INTO link_totals (owner, links) VALUES (0, ${n})
+                 ON CONFLICT (owner) DO UPDATE SET links = link_totals.links + ${n}`;
+      } else {
+        for (const table of ['clicks', 'click_records', 'click_days', 'link_clicks']) {
+          await tx.unsafe(
+            `DELETE FROM ${table} WHERE link_id IN (SELECT id FROM links WHERE user_id = $1)`,
+            [id],
+          );
+        }
+        codes = await tx`DELETE FROM links WHERE user_id = ${id} RETURNING short_code`;
+      }
+      // API keys and webhooks go by their foreign keys' ON DELETE CASCADE.
+      await tx`DELETE FROM users WHERE id = ${id}`;
+      if (codes.length > 0) {
+        await tx`SELECT pg_notify(${channel}, code)
+                 FROM unnest(${codes.map((c) => c.short_code)}::text[]) AS code`;
+      }
+      return { id, links: codes.length };
+    });
+  }
+
+  createApiKey(key: NewApiKey, limit: number): Promise<ApiKey | typeof KEY_LIMIT_REACHED> {
+    return this.client.begin(async (tx) => {
+      // The user's row lock makes the limit hold when two keys are made at once.
+      await tx`SELECT 1 FROM users WHERE id = ${key.userId} FOR UPDATE`;
+      const [count]: { n: number }[] =
+        await tx`SELECT count(*)::float8 AS n FROM api_keys WHERE user_id = ${key.userId}`;
+      if ((count?.n ?? 0) >= limit) return KEY_LIMIT_REACHED;
+      const [row]: ApiKey[] = await tx.unsafe(
+        `INSERT INTO api_keys (user_id, name, prefix, secret_hash, scope, created_at, expires_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${KEY_COLUMNS}`,
+        [key.userId, key.name, key.prefix, key.secretHash, key.scope, key.createdAt, key.expiresAt],
+      );
+      return row as ApiKey;
+    });
+  }
+
+  listApiKeys(userId: number): Promise<ApiKey[]> {
+    return this.client.unsafe(
+      `SELECT ${KEY_COLUMNS} FROM api_keys WHERE user_id = $1 ORDER BY created_at DESC, id DESC`,
+      [userId],
+    );
+  }
+
+  async deleteApiKey(userId: number, id: number): Promise<boolean> {
+    const rows = await this.client`DELETE FROM api_keys
+      WHERE user_id = ${userId} AND id = ${id} RETURNING id`;
+    return rows.length > 0;
+  }
+
+  async findApiKey(hash: string): Promise<ApiKeyGrant | undefined> {
+    const [row]: ApiKeyGrant[] = await this.client`SELECT id, user_id AS "userId", scope,
+        expires_at::float8 AS "expiresAt", last_used_at::float8 AS "lastUsedAt"
+      FROM api_keys WHERE secret_hash = ${hash}`;
+    return row;
+  }
+
+  async touchApiKey(id: number, at: number): Promise<void> {
+    await this.client`UPDATE api_keys SET last_used_at = ${at} WHERE id = ${id}`;
+  }
+}

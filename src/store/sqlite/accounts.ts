@@ -1,0 +1,123 @@
+// Accounts on SQLite: token versions, the operator's user commands and API keys, as
+// prepared statements on the store's connection (the store wraps each call in its
+// guards). A removal is one transaction, so a user is never half gone.
+
+import type { Database } from 'bun:sqlite';
+import {
+  type ApiKey,
+  type ApiKeyGrant,
+  KEY_LIMIT_REACHED,
+  type NewApiKey,
+  type RemovedLinks,
+  type UserSummary,
+} from '../accounts.ts';
+
+const KEY_COLUMNS = `id, name, prefix, scope, created_at AS createdAt, expires_at AS expiresAt,
+  last_used_at AS lastUsedAt`;
+
+export function sqliteAccounts(sqlite: Database) {
+  const version = sqlite.prepare<{ v: number }, [number]>(
+    'SELECT token_version AS v FROM users WHERE id = ?',
+  );
+  const users = sqlite.prepare<UserSummary, []>(
+    `SELECT u.id, u.email, u.created_at AS createdAt, coalesce(t.links, 0) AS links
+     FROM users u LEFT JOIN link_totals t ON t.owner = u.id ORDER BY u.id`,
+  );
+  const password = sqlite.prepare<unknown, [string, string]>(
+    'UPDATE users SET password_hash = ?, token_version = token_version + 1 WHERE email = ?',
+  );
+  const userId = sqlite.prepare<{ id: number }, [string]>('SELECT id FROM users WHERE email = ?');
+  const linkCount = sqlite.prepare<{ n: number }, [number]>(
+    'SELECT count(*) AS n FROM links WHERE user_id = ?',
+  );
+  // The link_totals triggers count inserts and deletes; handing links to no one moves
+  // their count from the owner to owner 0 by hand.
+  const keepLinks = [
+    'UPDATE links SET user_id = NULL WHERE user_id = $id',
+    'UPDATE link_totals SET links = links - $n WHERE owner = $id',
+    `INSERT INTO link_totals (owner, links) VALUES (0, $n)
+     ON CONFLICT (owner) DO UPDATE SET links = links + $n`,
+  ].map((text) => sqlite.prepare<unknown, [{ id: number; n: number }]>(text));
+  const deleteLinks = [
+    'DELETE FROM clicks WHERE link_id IN (SELECT id FROM links WHERE user_id = ?)',
+    'DELETE FROM click_records WHERE link_id IN (SELECT id FROM links WHERE user_id = ?)',
+    'DELETE FROM click_days WHERE link_id IN (SELECT id FROM links WHERE user_id = ?)',
+    'DELETE FROM links WHERE user_id = ?',
+  ].map((text) => sqlite.prepare<unknown, [number]>(text));
+  // API keys and webhooks go by their foreign keys' ON DELETE CASCADE.
+  const deleteUser = sqlite.prepare<unknown, [number]>('DELETE FROM users WHERE id = ?');
+
+  const keyCount = sqlite.prepare<{ n: number }, [number]>(
+    'SELECT count(*) AS n FROM api_keys WHERE user_id = ?',
+  );
+  const insertKey = sqlite.prepare<ApiKey, [NewApiKey]>(
+    `INSERT INTO api_keys (user_id, name, prefix, secret_hash, scope, created_at, expires_at)
+     VALUES ($userId, $name, $prefix, $secretHash, $scope, $createdAt, $expiresAt)
+     RETURNING ${KEY_COLUMNS}`,
+  );
+  const keys = sqlite.prepare<ApiKey, [number]>(
+    `SELECT ${KEY_COLUMNS} FROM api_keys WHERE user_id = ? ORDER BY created_at DESC, id DESC`,
+  );
+  const deleteKey = sqlite.prepare<unknown, [number, number]>(
+    'DELETE FROM api_keys WHERE user_id = ? AND id = ?',
+  );
+  const keyByHash = sqlite.prepare<ApiKeyGrant, [string]>(
+    `SELECT id, user_id AS userId, scope, expires_at AS expiresAt, last_used_at AS lastUsedAt
+     FROM api_keys WHERE secret_hash = ?`,
+  );
+  const touchKey = sqlite.prepare<unknown, [number, number]>(
+    'UPDATE api_keys SET last_used_at = ? WHERE id = ?',
+  );
+
+  return {
+    tokenVersion: (id: number): number | undefined => version.get(id)?.v,
+    listUsers: (): UserSummary[] => users.all(),
+    setPassword: (email: string, hash: string): boolean => password.run(hash, email).changes > 0,
+    removeUser: sqlite.transaction(
+      (email: string, links: RemovedLinks): { id: number; links: number } | undefined => {
+        const user = userId.get(email);
+        if (user === null) return undefined;
+        const n = linkCount.get(user.id)?.n ?? 0;
+        if (links === 'keep') {
+          for (const statement of keepLinks) statement.run({ id: user.id, n });
+        } else {
+          for (const statement of deleteLinks) statement.run(user.id);
+        }
+        deleteUser.run(user.id);
+        return { id: user.id, links: n };
+      },
+    ),
+    createApiKey: sqlite.transaction(
+      (key: NewApiKey, limit: number): ApiKey | typeof KEY_LIMIT_REACHED => {
+        if ((keyCount.get(key.userId)?.n ?? 0) >= limit) return KEY_LIMIT_REACHED;
+        return insertKey.get(key) as ApiKey;
+      },
+    ),
+    listApiKeys: (userId: number): ApiKey[] => keys.all(userId),
+    deleteApiKey: (userId: number, id: number): boolean => deleteKey.run(userId, id).changes > 0,
+    findApiKey: (hash: string): ApiKeyGrant | undefined => keyByHash.get(hash) ?? undefined,
+    touchApiKey: (id: number, at: number): void => {
+      touchKey.run(at, id);
+    },
+    finalize() {
+      for (const statement of [
+        version,
+        users,
+        password,
+        userId,
+        linkCount,
+        ...keepLinks,
+        ...deleteLinks,
+        deleteUser,
+        keyCount,
+        insertKey,
+        keys,
+        deleteKey,
+        keyByHash,
+        touchKey,
+      ]) {
+        statement.finalize();
+      }
+    },
+  };
+}
