@@ -164,5 +164,5 @@ async function removeUser(store: Store, email: string, links: RemovedLinks): Pro
   const n = `${removed.links} ${removed.links === 1 ? 'link' : 'links'}`;
   return links === 'delete'
     ? `user ${email} removed, with their ${n} and their clicks, API keys and webhooks`
-    : `user ${email} removed, with their API keys and webhooks; their ${n} now belong to no one`;
+    : `user ${email} removed, with their API keys and webhooks; their ${n} now ${removed.links === 1 ? 'belongs' : 'belong'} to no one`;
 }

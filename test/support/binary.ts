@@ -24,6 +24,8 @@ export interface StartOptions {
   cwd?: string;
   env?: Record<string, string>;
   binary?: string;
+  /** What runKurz feeds on stdin (nothing when absent). */
+  input?: string;
 }
 
 /** Runs `kurz serve --port 0 …args` and waits for its listening line. */
@@ -74,16 +76,23 @@ export function runKurz(args: string[], options: StartOptions = {}) {
   return run([options.binary ?? BINARY, ...args], {
     cwd: options.cwd ?? tempDir(),
     env: { PATH: process.env.PATH ?? '', ...options.env },
+    input: options.input,
   });
 }
 
 /** Runs a command to completion, collecting its output and exit code. */
 export async function run(
   command: string[],
-  options: { cwd?: string; env?: Record<string, string> } = {},
+  options: { cwd?: string; env?: Record<string, string>; input?: string } = {},
 ) {
+  const { input, ...spawn } = options;
   const proc = track(
-    Bun.spawn(command, { ...options, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' }),
+    Bun.spawn(command, {
+      ...spawn,
+      stdin: input === undefined ? 'ignore' : new Blob([input]),
+      stdout: 'pipe',
+      stderr: 'pipe',
+    }),
   );
   const [stdout, stderr, code] = await Promise.all([
     new Response(proc.stdout).text(),
