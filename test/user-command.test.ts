@@ -132,6 +132,57 @@ describe.each(['sqlite', 'postgres'] as const)('kurz user on %s, while kurz serv
   });
 });
 
+/**
+ * Runs `kurz ARGS` on a terminal (util-linux `script` gives it a pseudo-terminal) and
+ * types each answer once its prompt shows.
+ */
+async function onTerminal(args: string[], answers: string[]) {
+  const command = [BINARY, ...args].map((arg) => `'${arg}'`).join(' ');
+  const proc = Bun.spawn(['script', '-qec', command, '/dev/null'], {
+    stdin: 'pipe',
+    stdout: 'pipe',
+    stderr: 'pipe',
+    env: { PATH: process.env.PATH ?? '' },
+  });
+  let seen = '';
+  const reading = (async () => {
+    for await (const chunk of proc.stdout) seen += new TextDecoder().decode(chunk);
+  })();
+  const prompts = ['New password: ', 'Repeat it: '];
+  for (const [i, answer] of answers.entries()) {
+    await eventually(() => seen.includes(prompts[i] as string), `the prompt "${prompts[i]}"`);
+    proc.stdin.write(`${answer}\r`);
+    proc.stdin.flush();
+  }
+  const code = await proc.exited;
+  await reading;
+  return { code, output: seen };
+}
+
+describe('kurz user on a terminal', () => {
+  test('asks for the password twice without echoing it; two different answers change nothing', async () => {
+    const db = join(tempDir(), 'kurz.db');
+    const typed = await onTerminal(
+      ['user', 'add', 'tty@example.com', '--db', db],
+      [PASSWORD, PASSWORD],
+    );
+    expect(typed.code).toBe(0);
+    expect(typed.output).toContain('New password: ');
+    expect(typed.output).toContain('Repeat it: ');
+    expect(typed.output).toContain('kurz: user tty@example.com added');
+    expect(typed.output).not.toContain(PASSWORD);
+    const differ = await onTerminal(
+      ['user', 'passwd', 'tty@example.com', '--db', db],
+      ['one new password', 'another password'],
+    );
+    expect(differ.code).toBe(1);
+    expect(differ.output).toContain('kurz: the two passwords differ; nothing changed');
+    const server = await startKurz(['--db', db]);
+    expect((await login(server, 'tty@example.com')).status).toBe(200);
+    expect(await server.stop()).toBe(0);
+  });
+});
+
 describe('kurz user, its command line', () => {
   test.each([
     [
