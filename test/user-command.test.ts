@@ -34,7 +34,7 @@ describe.each(['sqlite', 'postgres'] as const)('kurz user on %s, while kurz serv
   beforeAll(async () => {
     db = kind === 'sqlite' ? join(tempDir(), 'kurz.db') : await freshDatabase();
     server = await startKurz(['--db', db, '--registration', 'closed', '--rate-limits', 'off']);
-  });
+  }, 30_000);
 
   test('add: the password comes from stdin, never an argument; the account logs in at once', async () => {
     const added = await user(['add', ' Ann@Example.com '], `${PASSWORD}\nignored second line\n`);

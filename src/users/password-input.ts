@@ -16,8 +16,9 @@ async function firstLine(stream: NodeJS.ReadStream): Promise<string> {
 /** Asks on the terminal with echo off; Ctrl-C ends kurz, as it would any prompt. */
 function prompt(question: string): Promise<string> {
   const input = process.stdin;
-  process.stderr.write(question);
+  // Echo off before the prompt shows: an answer typed at once must not be echoed.
   input.setRawMode(true);
+  process.stderr.write(question);
   input.resume();
   input.setEncoding('utf8');
   return new Promise((resolve) => {
