@@ -3,6 +3,7 @@
 
 import { createApp, createWriters, drainWriters } from './app.ts';
 import { TokenKey } from './auth/tokens.ts';
+import { backupCommand } from './backup/sqlite-backup.ts';
 import { parseCommandLine, readBlocklist } from './config/cli.ts';
 import { type Config, ConfigError } from './config/config.ts';
 import { copyCommand } from './copy/command.ts';
@@ -46,8 +47,9 @@ async function main(argv: string[]): Promise<number> {
       return copyCommand(command, log);
     case 'serve':
       return serve(command.config);
-    case 'user':
     case 'backup':
+      return backupCommand({ db: command.config.db, file: command.args[0] as string }, log);
+    case 'user':
     case 'export':
     case 'import':
       throw new Error(`kurz ${command.kind} is not built yet`);
