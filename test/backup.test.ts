@@ -9,7 +9,7 @@
 
 import { Database } from 'bun:sqlite';
 import { beforeAll, describe, expect, test } from 'bun:test';
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
   call,
@@ -298,16 +298,89 @@ test('a PostgreSQL database is refused with exit 2, pointing to pg_dump, without
   }
 });
 
-/** The README's PostgreSQL backup and restore lines, as written there. */
-function readmeCommands(): { dump: string; restore: string } {
-  const readme = readFileSync(resolve(import.meta.dir, '..', 'README.md'), 'utf8');
-  const line = (start: string) => {
-    const found = readme.split('\n').filter((l) => l.startsWith(start));
-    if (found.length !== 1) throw new Error(`README.md: expected one line starting "${start}"`);
-    return found[0] as string;
-  };
-  return { dump: line('pg_dump '), restore: line('pg_restore ') };
+/**
+ * The README's command blocks marked as run by this file: each a fenced block after a
+ * line `<!-- run by test/backup.test.ts …`, as its lines.
+ */
+function readmeBlocks(): string[][] {
+  const lines = readFileSync(resolve(import.meta.dir, '..', 'README.md'), 'utf8').split('\n');
+  const blocks: string[][] = [];
+  lines.forEach((line, i) => {
+    if (!line.startsWith('<!-- run by test/backup.test.ts')) return;
+    const end = lines.indexOf('```', i + 2);
+    if (!lines[i + 1]?.startsWith('```') || end === -1) throw new Error(`README.md:${i + 1}`);
+    blocks.push(lines.slice(i + 2, end));
+  });
+  return blocks;
 }
+
+/** The one marked block with a line starting with `start`. */
+function readmeBlock(start: string): string[] {
+  const found = readmeBlocks().filter((block) => block.some((line) => line.startsWith(start)));
+  if (found.length !== 1) throw new Error(`README.md: ${found.length} blocks with "${start}"`);
+  return found[0] as string[];
+}
+
+/** Runs each line with sh, as an operator would paste them; fails at the first that fails. */
+async function runLines(
+  lines: string[],
+  options: { env?: Record<string, string>; cwd?: string } = {},
+) {
+  for (const line of lines) {
+    const env = { PATH: process.env.PATH ?? '', ...options.env };
+    const result = await run(['sh', '-c', line], { env, cwd: options.cwd });
+    expect([line, result.stderr, result.code]).toEqual([line, '', 0]);
+  }
+}
+
+test("SQLite: the README's restore brings the copy back, with the copy's counts, not the replaced database's", async () => {
+  const machine = tempDir('kurz-machine-');
+  const state = join(machine, 'state');
+  const copies = join(machine, 'backups');
+  mkdirSync(state, { mode: 0o700 });
+  mkdirSync(copies, { mode: 0o700 });
+  const db = join(state, 'kurz.db');
+  const copy = join(copies, 'kurz-20261123-031500.db');
+  const kurz = await startKurz([...ARGS, '--db', db]);
+  const token = await register(kurz.url, 'cy@example.com');
+  for (const code of ['kept-1', 'kept-2']) expect(await shorten(kurz.url, token, code)).toBe(201);
+  for (let i = 0; i < 3; i++) expect((await redirect(kurz.url, 'kept-1')).status).toBe(307);
+  expect((await runKurz(['backup', copy, '--db', db])).code).toBe(0);
+  const atBackup = await links(kurz.url, token);
+
+  // Afterwards: more clicks, counted into the counts file, and a link.
+  for (let i = 0; i < 5; i++) expect((await redirect(kurz.url, 'kept-1')).status).toBe(307);
+  expect(await shorten(kurz.url, token, 'later')).toBe(201);
+  const counted = () => {
+    const counts = new Database(`${db}-counts`, { readonly: true });
+    const row = counts.query<{ t: number }, []>('SELECT max(through) AS t FROM rollup').get();
+    counts.close();
+    return row?.t ?? 0;
+  };
+  await eventually(() => counted() >= 8, 'the 8 clicks folded into the counts file', 10_000);
+  expect(await kurz.stop()).toBe(0);
+
+  const restore = readmeBlock('sudo systemctl stop kurz');
+  expect(restore[0]).toBe('sudo systemctl stop kurz');
+  expect(restore.at(-1)).toBe('sudo systemctl start kurz');
+  const owner = `-o ${process.getuid?.()} -g ${process.getgid?.()}`;
+  await runLines(
+    restore.slice(1, -1).map((line) =>
+      line
+        .replace(/^sudo /, '')
+        .replaceAll('-o kurz -g kurz', owner)
+        .replaceAll('/var/lib/kurz-backups/kurz-20261123-031500.db', copy)
+        .replaceAll('/var/lib/kurz', state),
+    ),
+  );
+  expect(existsSync(`${state}.replaced/kurz.db-counts`)).toBe(true);
+  expect(statSync(state).mode & 0o777).toBe(0o700);
+  expect(statSync(db).mode & 0o777).toBe(0o600);
+
+  const back = await startKurz([...ARGS, '--db', db]);
+  expect(await links(back.url, token)).toEqual(atBackup);
+  expect(await back.stop()).toBe(0);
+}, 30_000);
 
 const PG_TOOLS = Bun.which('pg_dump') !== null && Bun.which('pg_restore') !== null;
 if (!PG_TOOLS) {
@@ -319,7 +392,8 @@ if (!PG_TOOLS) {
 test.skipIf(!PG_TOOLS)(
   "PostgreSQL: the README's pg_dump and pg_restore bring a kurz's database back, links, counts, tokens and all",
   async () => {
-    const { dump, restore } = readmeCommands();
+    const dump = readmeBlock('pg_dump ');
+    const restore = readmeBlock('pg_restore ');
     const source = await freshDatabase();
     const kurz = await startKurz([...ARGS, '--db', source]);
     const token = await register(kurz.url, 'bob@example.com');
@@ -330,20 +404,10 @@ test.skipIf(!PG_TOOLS)(
 
     // Dumped while kurz serves (pg_dump reads one snapshot); restored into an empty database.
     const cwd = tempDir();
-    const dumped = await run(['sh', '-c', dump], {
-      cwd,
-      env: { PATH: process.env.PATH ?? '', DATABASE_URL: source },
-    });
-    expect(dumped.stderr).toBe('');
-    expect(dumped.code).toBe(0);
+    await runLines(dump, { cwd, env: { DATABASE_URL: source } });
     expect(await kurz.stop()).toBe(0);
     const target = await freshDatabase();
-    const restored = await run(['sh', '-c', restore], {
-      cwd,
-      env: { PATH: process.env.PATH ?? '', DATABASE_URL: target },
-    });
-    expect(restored.stderr).toBe('');
-    expect(restored.code).toBe(0);
+    await runLines(restore, { cwd, env: { DATABASE_URL: target } });
 
     const back = await startKurz([...ARGS, '--db', target]);
     const after = await links(back.url, token);

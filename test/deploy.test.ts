@@ -1,10 +1,13 @@
 // The README's "Running in production" examples, read from docs/deploy/ and run with only
-// their ports and paths changed, so that the documented files are the tested ones:
-// the systemd units (checked by systemd-analyze where it is installed, their commands
-// run: kurz starts as kurz.service says, with kurz.env, and kurz-backup.service's
-// commands make and prune copies), the system user, and nginx and Caddy in front of
-// kurz, through which kurz sees each client's own address (--trusted-proxies).
+// their ports and paths changed, so that the documented files are the tested ones (and
+// the README shows kurz.service and the Caddyfile as they are): the systemd units,
+// checked by systemd-analyze where it is installed, their commands run (kurz starts as
+// kurz.service says, with kurz.env; kurz-backup.service's commands make and prune
+// copies), kurz traced by strace to check the unit's system call filter, the system
+// user, and nginx and Caddy in front of kurz, through which kurz sees each client's own
+// address (--trusted-proxies). A tool that is missing is said, and its check skipped.
 
+import { Database } from 'bun:sqlite';
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import {
   existsSync,
@@ -16,7 +19,15 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { BINARY, call, type Running, run, startKurz, tempDir } from './support/binary.ts';
+import {
+  BINARY,
+  call,
+  eventually,
+  type Running,
+  run,
+  startKurz,
+  tempDir,
+} from './support/binary.ts';
 import {
   CADDY,
   freePort,
@@ -31,11 +42,13 @@ const DEPLOY = resolve(import.meta.dir, '..', 'docs', 'deploy');
 const read = (name: string) => readFileSync(join(DEPLOY, name), 'utf8');
 const SYSTEMD_ANALYZE = Bun.which('systemd-analyze');
 const SYSTEMD_SYSUSERS = Bun.which('systemd-sysusers');
+const STRACE = Bun.which('strace');
 const PASSWORD = 'correct horse battery staple';
 
 for (const [tool, found] of [
   ['systemd-analyze', SYSTEMD_ANALYZE],
   ['systemd-sysusers', SYSTEMD_SYSUSERS],
+  ['strace', STRACE],
   ['caddy', CADDY],
 ] as const) {
   if (found === null) console.log(`deploy: ${tool} is not installed: its checks are skipped`);
@@ -95,6 +108,25 @@ function environmentFile(): Record<string, string> {
   }
   return env;
 }
+
+describe('the README', () => {
+  const readme = readFileSync(resolve(import.meta.dir, '..', 'README.md'), 'utf8');
+  const section = readme.slice(
+    readme.indexOf('## Running in production'),
+    readme.indexOf('\n## ', readme.indexOf('## Running in production') + 1),
+  );
+
+  test('shows kurz.service and the Caddyfile as they are in docs/deploy', () => {
+    expect(section).toContain(`\`\`\`ini\n${read('kurz.service')}\`\`\`\n`);
+    expect(section).toContain(`\`\`\`\n${read('Caddyfile')}\`\`\`\n`);
+  });
+
+  test('links every file of docs/deploy it speaks of', () => {
+    for (const name of readdirSync(DEPLOY).filter((name) => name !== 'nginx-kurz.conf')) {
+      expect(section).toContain(`](docs/deploy/${name})`);
+    }
+  });
+});
 
 describe('kurz.service and kurz-backup.service', () => {
   const service = unitFile('kurz.service');
@@ -210,6 +242,23 @@ describe('kurz.service and kurz-backup.service', () => {
     },
   );
 
+  test.skipIf(SYSTEMD_ANALYZE === null || STRACE === null)(
+    "every system call kurz makes while it serves is in kurz.service's SystemCallFilter",
+    async () => {
+      const allowed = new Set<string>();
+      for (const group of setting(service, 'Service', 'SystemCallFilter').split(' ')) {
+        for (const call of await syscallsOf(group)) allowed.add(call);
+      }
+      const used = await tracedSyscalls();
+      // What the trace shows kurz did: its threads, its database, its sockets.
+      for (const call of ['clone3', 'pwrite64', 'fsync', 'accept4', 'epoll_pwait2']) {
+        expect([...used]).toContain(call);
+      }
+      expect([...used].filter((call) => !allowed.has(call)).sort()).toEqual([]);
+    },
+    60_000,
+  );
+
   describe('their commands, run with the paths changed', () => {
     const machine = tempDir('kurz-machine-');
     const state = join(machine, 'state');
@@ -294,6 +343,96 @@ describe('kurz.service and kurz-backup.service', () => {
     });
   });
 });
+
+/** The system calls of a systemd group such as `@system-service`, its nested groups included. */
+async function syscallsOf(group: string): Promise<string[]> {
+  const listed = await run([SYSTEMD_ANALYZE as string, 'syscall-filter', '--no-pager', group]);
+  expect(listed.code).toBe(0);
+  const calls: string[] = [];
+  for (const line of listed.stdout.split('\n').slice(1)) {
+    const name = line.trim();
+    if (name === '' || name.startsWith('#')) continue;
+    if (name.startsWith('@')) calls.push(...(await syscallsOf(name)));
+    else calls.push(name);
+  }
+  return calls;
+}
+
+/**
+ * The system calls dist/kurz makes, all its threads traced by strace, while it starts,
+ * takes accounts, links, redirects, lists, stats, CSV, QR codes and a SIGHUP, rolls its
+ * clicks up, and stops on SIGTERM.
+ */
+async function tracedSyscalls(): Promise<Set<string>> {
+  const dir = tempDir();
+  const trace = join(dir, 'trace');
+  const wrapper = join(dir, 'kurz');
+  writeFileSync(wrapper, `#!/bin/sh\nexec ${STRACE} -f -qq -o ${trace} ${BINARY} "$@"\n`, {
+    mode: 0o700,
+  });
+  const kurz = await startKurz(['--db', join(dir, 'kurz.db'), '--rate-limits', 'off'], {
+    binary: wrapper,
+  });
+  const registered = await call(kurz.url, 'POST', '/api/auth/register', {
+    json: { email: 'traced@example.com', password: PASSWORD },
+  });
+  const token = registered.json.token as string;
+  expect(
+    (
+      await call(kurz.url, 'POST', '/api/auth/login', {
+        json: { email: 'traced@example.com', password: PASSWORD },
+      })
+    ).status,
+  ).toBe(200);
+  const made = await call(kurz.url, 'POST', '/api/shorten', {
+    token,
+    json: { url: 'https://example.com/traced', custom_code: 'traced' },
+  });
+  expect(made.status).toBe(201);
+  for (let i = 0; i < 20; i++) {
+    const followed = await fetch(`${kurz.url}/traced`, {
+      redirect: 'manual',
+      headers: {
+        'user-agent': 'Mozilla/5.0 (X11; Linux x86_64; rv:140.0) Gecko/20100101 Firefox/140.0',
+      },
+    });
+    expect(followed.status).toBe(307);
+  }
+  for (const path of [
+    '/api/links',
+    '/api/links/traced',
+    '/api/links/traced/qr.png',
+    '/',
+    '/health',
+  ]) {
+    expect([path, (await call(kurz.url, 'GET', path, { token })).status]).toEqual([path, 200]);
+  }
+  // Stats and CSV after the analytics rollup has moved the clicks into records and day
+  // counts (parsing their user agents).
+  const moved = () => {
+    const db = new Database(join(dir, 'kurz.db'), { readonly: true });
+    const row = db.query<{ t: number }, []>('SELECT max(through) AS t FROM click_rollup').get();
+    db.close();
+    return row?.t ?? 0;
+  };
+  await eventually(() => moved() >= 20, 'the clicks moved by the analytics rollup');
+  const stats = await call(kurz.url, 'GET', '/api/links/traced/stats', { token });
+  expect(stats.json.top.browsers).toEqual([{ value: 'Firefox', clicks: 20 }]);
+  expect((await call(kurz.url, 'GET', '/api/links/traced/clicks.csv', { token })).status).toBe(200);
+  // The traced kurz is strace's child: signals go to it, not to strace.
+  const children = readFileSync(`/proc/${kurz.proc.pid}/task/${kurz.proc.pid}/children`, 'utf8');
+  const pid = Number(children.trim().split(' ')[0]);
+  process.kill(pid, 'SIGHUP');
+  await eventually(() => kurz.output().includes('SIGHUP received'), 'SIGHUP handled');
+  process.kill(pid, 'SIGTERM');
+  expect(await kurz.proc.exited).toBe(0);
+  const used = new Set<string>();
+  for (const line of readFileSync(trace, 'utf8').split('\n')) {
+    const name = /^\d+ +([a-z0-9_]+)\(/.exec(line)?.[1];
+    if (name !== undefined) used.add(name);
+  }
+  return used;
+}
 
 /** Registers, shortens and follows a link through a proxy at `url`. */
 async function roundTrip(url: string, code: string) {
