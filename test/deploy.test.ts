@@ -42,7 +42,15 @@ const DEPLOY = resolve(import.meta.dir, '..', 'docs', 'deploy');
 const read = (name: string) => readFileSync(join(DEPLOY, name), 'utf8');
 const SYSTEMD_ANALYZE = Bun.which('systemd-analyze');
 const SYSTEMD_SYSUSERS = Bun.which('systemd-sysusers');
-const STRACE = Bun.which('strace');
+/** strace, when it is installed and may trace here (a container may forbid ptrace). */
+const STRACE = (() => {
+  const strace = Bun.which('strace');
+  if (strace === null) return null;
+  const probe = Bun.spawnSync([strace, '-f', '-qq', '-o', '/dev/null', 'true']);
+  if (probe.exitCode === 0) return strace;
+  console.log(`deploy: strace cannot trace here (${probe.stderr.toString().trim()})`);
+  return null;
+})();
 const PASSWORD = 'correct horse battery staple';
 
 for (const [tool, found] of [
@@ -51,7 +59,7 @@ for (const [tool, found] of [
   ['strace', STRACE],
   ['caddy', CADDY],
 ] as const) {
-  if (found === null) console.log(`deploy: ${tool} is not installed: its checks are skipped`);
+  if (found === null) console.log(`deploy: ${tool} is not available here: its checks are skipped`);
 }
 
 /** A unit file's settings: section → key → every value given, in order. */

@@ -108,8 +108,8 @@ export function backupCommand({ db, file }: BackupRequest, log: Logger): number 
 function copyInto(db: string, into: string): void {
   const source = new Database(db, { readonly: true, strict: true });
   try {
-    // Only a WAL being recovered, or a checkpoint-truncate at kurz's close, makes a
-    // reader wait; longer than either takes.
+    // A reader of a WAL database waits only for rare moments of another connection (the
+    // WAL recovered at its start, or reset); kurz's own writes never hold it up.
     source.run('PRAGMA busy_timeout = 10000');
     source.run('VACUUM INTO ?', [into]);
   } finally {
