@@ -381,6 +381,25 @@ async function tracedSyscalls(): Promise<Set<string>> {
   const kurz = await startKurz(['--db', join(dir, 'kurz.db'), '--rate-limits', 'off'], {
     binary: wrapper,
   });
+  // The traced kurz is strace's child: signals go to it, not to strace. If the test fails
+  // halfway, it is killed here: killing strace alone would leave it running, untraced.
+  const children = readFileSync(`/proc/${kurz.proc.pid}/task/${kurz.proc.pid}/children`, 'utf8');
+  const pid = Number(children.trim().split(' ')[0]);
+  try {
+    await exerciseTraced(kurz, pid, join(dir, 'kurz.db'));
+  } finally {
+    if (kurz.proc.exitCode === null) process.kill(pid, 'SIGKILL');
+  }
+  const used = new Set<string>();
+  for (const line of readFileSync(trace, 'utf8').split('\n')) {
+    const name = /^\d+ +([a-z0-9_]+)\(/.exec(line)?.[1];
+    if (name !== undefined) used.add(name);
+  }
+  return used;
+}
+
+/** What the traced kurz is made to do; `pid` is kurz's own (strace's child). */
+async function exerciseTraced(kurz: Running, pid: number, db: string) {
   const registered = await call(kurz.url, 'POST', '/api/auth/register', {
     json: { email: 'traced@example.com', password: PASSWORD },
   });
@@ -418,28 +437,19 @@ async function tracedSyscalls(): Promise<Set<string>> {
   // Stats and CSV after the analytics rollup has moved the clicks into records and day
   // counts (parsing their user agents).
   const moved = () => {
-    const db = new Database(join(dir, 'kurz.db'), { readonly: true });
-    const row = db.query<{ t: number }, []>('SELECT max(through) AS t FROM click_rollup').get();
-    db.close();
+    const reader = new Database(db, { readonly: true });
+    const row = reader.query<{ t: number }, []>('SELECT max(through) AS t FROM click_rollup').get();
+    reader.close();
     return row?.t ?? 0;
   };
   await eventually(() => moved() >= 20, 'the clicks moved by the analytics rollup');
   const stats = await call(kurz.url, 'GET', '/api/links/traced/stats', { token });
   expect(stats.json.top.browsers).toEqual([{ value: 'Firefox', clicks: 20 }]);
   expect((await call(kurz.url, 'GET', '/api/links/traced/clicks.csv', { token })).status).toBe(200);
-  // The traced kurz is strace's child: signals go to it, not to strace.
-  const children = readFileSync(`/proc/${kurz.proc.pid}/task/${kurz.proc.pid}/children`, 'utf8');
-  const pid = Number(children.trim().split(' ')[0]);
   process.kill(pid, 'SIGHUP');
   await eventually(() => kurz.output().includes('SIGHUP received'), 'SIGHUP handled');
   process.kill(pid, 'SIGTERM');
   expect(await kurz.proc.exited).toBe(0);
-  const used = new Set<string>();
-  for (const line of readFileSync(trace, 'utf8').split('\n')) {
-    const name = /^\d+ +([a-z0-9_]+)\(/.exec(line)?.[1];
-    if (name !== undefined) used.add(name);
-  }
-  return used;
 }
 
 /** Registers, shortens and follows a link through a proxy at `url`. */
