@@ -1,10 +1,19 @@
 #!/usr/bin/env sh
-# Makes sure Debian's nginx is installed for the reverse-proxy test
-# (test/reverse-proxy.test.ts), which runs the example in docs/deploy/ against two
-# kurz instances. The test runs its own nginx, as a foreground process on a free port,
-# and never touches a system nginx.
+# Makes sure Debian's nginx is installed for the reverse-proxy tests
+# (test/reverse-proxy.test.ts, test/deploy.test.ts), which run the examples in
+# docs/deploy/ in front of kurz, and openssl, which makes the HTTPS example's test
+# certificate. The tests run their own nginx, as a foreground process on a free port,
+# and never touch a system nginx.
 set -eu
-if command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ]; then
+missing=""
+if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then
+  missing="nginx-light"
+fi
+if ! command -v openssl >/dev/null 2>&1; then
+  missing="$missing openssl"
+fi
+if [ -z "$missing" ]; then
   exit 0
 fi
-sh "$(dirname "$0")/apt-install.sh" "the reverse-proxy test" nginx-light
+# shellcheck disable=SC2086 # one package per word
+sh "$(dirname "$0")/apt-install.sh" "the reverse-proxy tests" $missing

@@ -3,6 +3,7 @@
 
 import { createApp, createWriters, drainWriters } from './app.ts';
 import { TokenKey } from './auth/tokens.ts';
+import { backupCommand } from './backup/sqlite-backup.ts';
 import { parseCommandLine, readBlocklist } from './config/cli.ts';
 import { type Config, ConfigError } from './config/config.ts';
 import { copyCommand } from './copy/command.ts';
@@ -50,6 +51,7 @@ async function main(argv: string[]): Promise<number> {
     case 'user':
       return userCommand(command, log);
     case 'backup':
+      return backupCommand({ db: command.config.db, file: command.args[0] as string }, log);
     case 'export':
     case 'import':
       throw new Error(`kurz ${command.kind} is not built yet`);

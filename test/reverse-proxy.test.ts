@@ -4,79 +4,26 @@
 // instance stopping takes nothing down. nginx comes from scripts/ensure-nginx.sh.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { call, type Running, startKurz, tempDir } from './support/binary.ts';
-import { track } from './support/cleanup.ts';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { call, type Running, startKurz } from './support/binary.ts';
 import { freshDatabase } from './support/postgres.ts';
+import { freePort, type RunningProxy, startNginx } from './support/proxies.ts';
 
 const EXAMPLE = resolve(import.meta.dir, '..', 'docs', 'deploy', 'nginx-kurz.conf');
-const NGINX = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((path) => Bun.file(path).size > 0);
-
-function freePort(): number {
-  const server = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } });
-  const port = server.port;
-  server.stop(true);
-  return port;
-}
-
-/** Runs nginx in the foreground with the example as its only site; resolves once it answers. */
-async function startNginx(upstreams: number[]): Promise<{ url: string; stop(): Promise<void> }> {
-  if (NGINX === undefined) throw new Error('nginx is not installed: run scripts/ensure-nginx.sh');
-  const dir = tempDir('kurz-nginx-');
-  const port = freePort();
-  let site = readFileSync(EXAMPLE, 'utf8').replace('listen 8080;', `listen 127.0.0.1:${port};`);
+/** The example with its ports changed: nginx's own, and the two instances'. */
+function site(port: number, upstreams: number[]): string {
+  let text = readFileSync(EXAMPLE, 'utf8').replace('listen 8080;', `listen 127.0.0.1:${port};`);
   for (const [i, upstream] of [3001, 3002].entries()) {
-    site = site.replace(`127.0.0.1:${upstream} `, `127.0.0.1:${upstreams[i]} `);
+    text = text.replace(`127.0.0.1:${upstream} `, `127.0.0.1:${upstreams[i]} `);
   }
-  writeFileSync(join(dir, 'kurz.conf'), site);
-  const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']
-    .map((name) => `${name}_temp_path ${dir}/${name};`)
-    .join(' ');
-  writeFileSync(
-    join(dir, 'nginx.conf'),
-    `${process.getuid?.() === 0 ? 'user root;' : ''}
-worker_processes 1;
-daemon off;
-pid ${dir}/nginx.pid;
-error_log ${dir}/error.log;
-events { worker_connections 256; }
-http { access_log off; ${temp} include ${dir}/kurz.conf; }
-`,
-  );
-  const proc = track(
-    Bun.spawn([NGINX, '-p', dir, '-c', join(dir, 'nginx.conf'), '-e', join(dir, 'error.log')], {
-      stdin: 'ignore',
-      stdout: 'ignore',
-      stderr: 'pipe',
-    }),
-  );
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    try {
-      if ((await fetch(`${url}/health`)).status === 200) break;
-    } catch {
-      // Not listening yet.
-    }
-    if (proc.exitCode !== null || Date.now() > deadline) {
-      throw new Error(`nginx did not start: ${await new Response(proc.stderr).text()}`);
-    }
-    await Bun.sleep(20);
-  }
-  return {
-    url,
-    async stop() {
-      proc.kill('SIGTERM');
-      await proc.exited;
-    },
-  };
+  return text;
 }
 
 describe('two instances on one PostgreSQL behind nginx (docs/deploy/nginx-kurz.conf)', () => {
   let a: Running;
   let b: Running;
-  let proxy: { url: string; stop(): Promise<void> };
+  let proxy: RunningProxy & { url: string };
 
   beforeAll(async () => {
     const db = await freshDatabase();
@@ -84,7 +31,9 @@ describe('two instances on one PostgreSQL behind nginx (docs/deploy/nginx-kurz.c
     flags.push('--trusted-proxies', '127.0.0.1');
     a = await startKurz(flags);
     b = await startKurz(flags);
-    proxy = await startNginx([a.port, b.port]);
+    const port = freePort();
+    const url = `http://127.0.0.1:${port}`;
+    proxy = { url, ...(await startNginx(site(port, [a.port, b.port]), `${url}/health`)) };
   }, 30_000);
 
   afterAll(async () => {

@@ -36,19 +36,28 @@ ends the account's sessions at once (401 on its next request).
 `,
   },
   backup: {
-    synopsis: 'write a consistent copy of a running SQLite database',
+    synopsis: 'write a consistent copy of a SQLite database, even while kurz serves it',
     args: { min: 1, max: 1, what: 'the FILE to write' },
     flags: {},
     usage: `Usage:
   kurz backup FILE [--db PATH]
 
 Writes a consistent copy of the SQLite database to FILE while kurz keeps serving it:
-one snapshot, nothing half-copied. FILE must not exist yet. Start from it with
-kurz --db FILE, or put it in the place of the database while kurz is stopped.
+one snapshot (SQLite's VACUUM INTO), complete without a -wal file, owner-only (mode
+600: it holds password hashes and the token key). It is written as FILE.partial and
+renamed when complete, so FILE is never half-written. FILE must not exist (nor
+FILE-wal, FILE-shm or FILE-counts, which kurz would read with it), and the database
+must: a missing one is not created. It is read as it is, without migrations. Ends
+with one line: the file, its size and the time taken.
 
-For PostgreSQL, use the database's own tools, e.g.
+Start from the copy with kurz --db FILE, or, kurz stopped, put it in the place of the
+database after removing the database's -wal, -shm and -counts files. The click counts
+file (DB-counts) is not copied: kurz rebuilds it from the database.
+
+For PostgreSQL, kurz backup refuses (exit 2): use the database's own tools, e.g.
   pg_dump --format=custom --file kurz.dump "$DATABASE_URL"
-and pg_restore to bring it back (see README, "Backups").
+and pg_restore --dbname=URL kurz.dump into an empty database to bring it back
+(see README, "Running in production").
 
 Flags:
 ${DB_FLAG}

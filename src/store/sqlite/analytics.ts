@@ -14,7 +14,10 @@ const RAW_COLUMNS = `id, link_id AS linkId, created_at AS createdAt, source,
 
 /**
  * Seeds the counts file from the rollups when it is behind the analytics rollup (lost, or
- * rolled back by a power cut): the log no longer holds the clicks that were moved.
+ * rolled back by a power cut): the log no longer holds the clicks that were moved. Also
+ * when it is ahead of every click the database knows: it is then the counts file of a
+ * later state (a database restored from a backup beside it, or one whose last commits a
+ * power cut took while the counts file kept them), and its counts are not this database's.
  */
 export function reconcileCounts(sqlite: Database): void {
   const moved =
@@ -24,7 +27,14 @@ export function reconcileCounts(sqlite: Database): void {
     sqlite
       .query<{ t: number }, []>('SELECT coalesce(max(through), 0) AS t FROM counts.rollup')
       .get()?.t ?? 0;
-  if (counted >= moved) return;
+  const newest =
+    sqlite
+      .query<{ id: number }, [number]>(
+        `SELECT max((SELECT coalesce(max(id), 0) FROM main.clicks),
+                    (SELECT coalesce(max(id), 0) FROM main.click_records), ?) AS id`,
+      )
+      .get(moved)?.id ?? 0;
+  if (counted >= moved && counted <= newest) return;
   sqlite.transaction(() => {
     sqlite.run('DELETE FROM counts.link_clicks');
     sqlite.run(
