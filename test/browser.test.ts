@@ -3,8 +3,9 @@
 // server and database, and a fresh browser context (empty localStorage).
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { join } from 'node:path';
 import type { Browser, BrowserContextOptions, Locator, Page } from 'playwright-core';
-import { call, eventually, type Running, startKurz } from './support/binary.ts';
+import { call, eventually, type Running, runKurz, startKurz, tempDir } from './support/binary.ts';
 import {
   click,
   createLinks,
@@ -1292,3 +1293,82 @@ for (const [size, viewport] of VIEWPORTS) {
     );
   });
 }
+
+// ---- The page of a kurz whose registration is closed.
+
+describe('web UI, registration closed', () => {
+  test(
+    'the page offers only Log in; an account made by kurz user add logs in',
+    async () => {
+      const db = join(tempDir(), 'kurz.db');
+      await withKurz(
+        ['--mode', 'accounts', '--registration', 'closed', '--db', db],
+        async (kurz, page) => {
+          const added = await runKurz(['user', 'add', 'ops@example.com', '--db', db], {
+            input: `${PASSWORD}\n`,
+          });
+          expect(added.code).toBe(0);
+          await page.goto(kurz.url);
+          const form = page.locator('#auth-form');
+          await form.getByLabel('Email').waitFor();
+          expect(await form.getByRole('button').allTextContents()).toEqual(['Log in']);
+          expect(await page.locator('#auth-view .lead').textContent()).toBe(
+            'New accounts are made by the operator of this kurz.',
+          );
+          expect(
+            await form.getByLabel('Password', { exact: true }).getAttribute('aria-describedby'),
+          ).toBeNull();
+          expect(await page.getByText('At least 8 characters').isVisible()).toBe(false);
+
+          await form.getByLabel('Email').fill('ops@example.com');
+          await form.getByLabel('Password', { exact: true }).fill(PASSWORD);
+          await form.getByRole('button', { name: 'Log in' }).click();
+          await page.getByRole('button', { name: 'Log out' }).waitFor();
+          expect(await page.locator('#session-email').textContent()).toBe('ops@example.com');
+          await page.getByText('No links yet.', { exact: false }).waitFor();
+        },
+      );
+    },
+    TIMEOUT,
+  );
+
+  test(
+    'closed after the page was loaded: Register shows the server’s 403, then goes',
+    async () => {
+      await withKurz(['--mode', 'accounts', '--registration', 'closed'], async (kurz, page) => {
+        // The page as it was served while registration was still open.
+        await page.route(`${kurz.url}/`, async (route) => {
+          const response = await route.fetch();
+          const headers = response.headers();
+          delete headers['content-encoding'];
+          delete headers['content-length'];
+          const body = (await response.text()).replace(
+            '<meta name="kurz-registration" content="closed">',
+            '<meta name="kurz-registration" content="open">',
+          );
+          await route.fulfill({ status: response.status(), headers, body });
+        });
+        await page.goto(kurz.url);
+        const form = page.locator('#auth-form');
+        await form.getByLabel('Email').fill('late@example.com');
+        await form.getByLabel('Password', { exact: true }).fill(PASSWORD);
+        const [answer] = await Promise.all([
+          page.waitForResponse((response) => response.url().endsWith('/api/auth/register')),
+          form.getByRole('button', { name: 'Register' }).click(),
+        ]);
+        expect(answer.status()).toBe(403);
+        await waitForText(form.getByRole('alert'), 'Registration is closed');
+        expect(await form.getByRole('button').allTextContents()).toEqual(['Log in']);
+        expect(await page.locator('#auth-view .lead').textContent()).toBe(
+          'New accounts are made by the operator of this kurz.',
+        );
+        await waitForFocus(page, 'Log in');
+        const login = await call(kurz.url, 'POST', '/api/auth/login', {
+          json: { email: 'late@example.com', password: PASSWORD },
+        });
+        expect(login.status).toBe(401); // no account was made
+      });
+    },
+    TIMEOUT,
+  );
+});
