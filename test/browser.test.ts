@@ -3,8 +3,9 @@
 // server and database, and a fresh browser context (empty localStorage).
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { join } from 'node:path';
 import type { Browser, BrowserContextOptions, Locator, Page } from 'playwright-core';
-import { call, eventually, type Running, startKurz } from './support/binary.ts';
+import { call, eventually, type Running, runKurz, startKurz, tempDir } from './support/binary.ts';
 import {
   click,
   createLinks,
@@ -49,6 +50,7 @@ declare const localStorage: {
 };
 declare const sessionStorage: { getItem(key: string): string | null };
 declare const navigator: { clipboard: { readText(): Promise<string> } };
+declare function getSelection(): { toString(): string } | null;
 declare const Image: new () => PageImage;
 declare function getComputedStyle(element: PageElement): {
   outlineStyle: string;
@@ -1292,3 +1294,527 @@ for (const [size, viewport] of VIEWPORTS) {
     );
   });
 }
+
+// ---- API keys (accounts mode): made, shown once, listed, revoked; and the page of a
+// kurz whose registration is closed.
+
+/** The row of the key named `name`, found by its Revoke button's name. */
+const keyRow = (page: Page, name: string) =>
+  page
+    .locator('#key-rows tr')
+    .filter({ has: page.getByRole('button', { name: `Revoke ${name}`, exact: true }) });
+const keyNames = (page: Page) => page.locator('#key-rows th').allTextContents();
+
+/** An ISO instant as the page shows dates: the viewer's locale and time zone. */
+const localTime = (page: Page, iso: string) =>
+  page.evaluate(
+    (value) =>
+      new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' }).format(
+        new Date(value),
+      ),
+    iso,
+  );
+
+/** The key-making request the next click sends, and its JSON. */
+async function createKey(page: Page, dialog: Locator) {
+  const [request] = await Promise.all([
+    page.waitForRequest(
+      (request) => request.method() === 'POST' && request.url().endsWith('/api/keys'),
+    ),
+    dialog.getByRole('button', { name: 'Create key' }).click(),
+  ]);
+  return request.postDataJSON();
+}
+
+/** Waits until the new-key box shows a key other than `previous`, and returns it. */
+async function shownKey(dialog: Locator, previous = '') {
+  const value = dialog.locator('#new-key-value');
+  let seen = '';
+  await eventually(
+    async () => {
+      seen = (await value.isVisible()) ? ((await value.textContent()) ?? '') : '';
+      return seen !== '' && seen !== previous;
+    },
+    () => `a new key shown, seen ${JSON.stringify(seen)}`,
+  );
+  return seen;
+}
+
+/** Opens the API keys dialog from the header. */
+async function openKeys(page: Page) {
+  await page.getByRole('button', { name: 'API keys' }).click();
+  const dialog = page.getByRole('dialog', { name: 'API keys' });
+  await dialog.waitFor();
+  return dialog;
+}
+
+interface ListedKey {
+  id: number;
+  name: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+for (const [size, viewport] of VIEWPORTS) {
+  describe(`web UI, API keys, ${size} (${viewport.width} px)`, () => {
+    // The desktop run copies with the clipboard; the phone run has none (as on a page
+    // served over plain http from another host), so Copy selects the key instead.
+    const clipboard = size === 'desktop';
+
+    test(
+      'a read and a write key: made, shown once, copied, used, their last use listed, revoked after a confirmation',
+      async () => {
+        await withKurz(
+          ['--mode', 'accounts'],
+          async (kurz, page) => {
+            const token = await registerUser(kurz.url, 'keys@example.com');
+            await page.addInitScript(
+              ({ value, noClipboard }) => {
+                localStorage.setItem('kurz.token', value);
+                localStorage.setItem('kurz.email', 'keys@example.com');
+                if (noClipboard)
+                  Object.defineProperty(navigator, 'clipboard', { value: undefined });
+              },
+              { value: token, noClipboard: !clipboard },
+            );
+            await page.goto(kurz.url);
+            const dialog = await openKeys(page);
+            expect(await page.evaluate(() => document.activeElement?.id)).toBe('key-name');
+            await waitForText(
+              dialog.locator('#keys-empty'),
+              'No keys yet. Create one above for a script or a tool.',
+            );
+            expect(await fitsWidth(page)).toBe(true);
+
+            // No name: the server's message, next to the form, as an alert.
+            const formError = dialog.locator('#key-error');
+            expect(await formError.getAttribute('role')).toBe('alert');
+            expect(await createKey(page, dialog)).toEqual({ name: '', scope: 'read' });
+            await waitForText(formError, 'name must be a string of 1 to 100 characters');
+
+            // A read key (the default scope), named with what would be markup as HTML.
+            const readName = 'nightly <b>report</b> & co';
+            await dialog.getByLabel('Name', { exact: true }).fill(readName);
+            expect(await dialog.getByLabel('Read', { exact: true }).isChecked()).toBe(true);
+            expect(await createKey(page, dialog)).toEqual({ name: readName, scope: 'read' });
+            const box = dialog.getByRole('region', { name: 'Your new key' });
+            const readKey = await shownKey(dialog);
+            expect(readKey).toMatch(/^kurz_[0-9A-Za-z]{38}$/);
+            expect(await formError.textContent()).toBe('');
+            expect(await box.locator('#new-key-warning').textContent()).toStartWith(
+              'Copy it now: it will not be shown again.',
+            );
+            await waitForFocus(page, 'Copy key');
+            expect(await dialog.getByLabel('Name', { exact: true }).inputValue()).toBe('');
+
+            await box.getByRole('button', { name: 'Copy key' }).click();
+            if (clipboard) {
+              await waitForText(box.getByRole('status'), 'Copied the key.');
+              expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(readKey);
+            } else {
+              await waitForText(
+                box.getByRole('status'),
+                'Copying is not available here. The key is selected: press Ctrl+C (⌘C on a Mac).',
+              );
+              expect(await page.evaluate(() => getSelection()?.toString())).toBe(readKey);
+            }
+
+            // Listed: the name as text, the key's first characters, scope and dates.
+            const readRow = keyRow(page, readName);
+            await readRow.waitFor();
+            const [made] = (await call(kurz.url, 'GET', '/api/keys', { token }))
+              .json as ListedKey[];
+            expect(await readRow.locator('th, td').allTextContents()).toEqual([
+              readName,
+              `${readKey.slice(0, 13)}…`,
+              'Read',
+              await localTime(page, made?.created_at ?? ''),
+              'Never',
+              'Never',
+              'Revoke',
+            ]);
+            expect(await readRow.locator('b').count()).toBe(0);
+            expect(await fitsWidth(page)).toBe(true);
+
+            // A write key that ends with a chosen day: its last millisecond in Berlin.
+            await dialog.getByLabel('Name', { exact: true }).fill('deploy');
+            await dialog.getByLabel('Write', { exact: true }).check();
+            await dialog.getByLabel('Expires', { exact: true }).fill('2031-01-02');
+            expect(await createKey(page, dialog)).toEqual({
+              name: 'deploy',
+              scope: 'write',
+              expires_at: '2031-01-02T22:59:59.999Z', // Berlin is UTC+1 in January
+            });
+            const writeKey = await shownKey(dialog, readKey);
+            expect(writeKey).toMatch(/^kurz_[0-9A-Za-z]{38}$/);
+            expect(await page.content()).not.toContain(readKey); // one key at a time
+            await eventually(async () => (await keyNames(page)).length === 2, 'two keys listed');
+            expect(await keyNames(page)).toEqual(['deploy', readName]);
+            const writeCells = await keyRow(page, 'deploy').locator('td').allTextContents();
+            expect(writeCells.slice(0, 2)).toEqual([`${writeKey.slice(0, 13)}…`, 'Write']);
+            expect(writeCells.slice(3)).toEqual([
+              await localTime(page, '2031-01-02T22:59:59.999Z'),
+              'Never',
+              'Revoke',
+            ]);
+            expect(await fitsWidth(page)).toBe(true);
+
+            // Closed, the key is gone from the page; opened again, it is not shown.
+            await page.keyboard.press('Escape');
+            await dialog.waitFor({ state: 'hidden' });
+            await waitForFocus(page, 'API keys');
+            expect(await page.content()).not.toContain(writeKey);
+            await openKeys(page);
+            await keyRow(page, 'deploy').waitFor();
+            expect(await box.isVisible()).toBe(false);
+            expect(await page.content()).not.toContain(writeKey);
+
+            // The keys work within their scope: read lists, write also creates.
+            expect((await call(kurz.url, 'GET', '/api/links', { token: readKey })).status).toBe(
+              200,
+            );
+            const refused = await call(kurz.url, 'POST', '/api/shorten', {
+              token: readKey,
+              json: { url: `${TARGET}/by-read-key` },
+            });
+            expect([refused.status, refused.json]).toEqual([403, { error: 'Forbidden' }]);
+            const created = await call(kurz.url, 'POST', '/api/shorten', {
+              token: writeKey,
+              json: { url: `${TARGET}/by-write-key`, custom_code: 'by-key' },
+            });
+            expect(created.status).toBe(201);
+            let used: ListedKey[] = [];
+            await eventually(async () => {
+              used = (await call(kurz.url, 'GET', '/api/keys', { token })).json;
+              return used.every((key) => key.last_used_at !== null);
+            }, 'both keys’ last use recorded');
+
+            // After a reload: each key's last use, and neither key anywhere in the page.
+            await page.reload();
+            await openKeys(page);
+            await keyRow(page, 'deploy').waitFor();
+            for (const key of used) {
+              expect(await keyRow(page, key.name).locator('.cell-key-used').textContent()).toBe(
+                await localTime(page, key.last_used_at ?? ''),
+              );
+            }
+            await rowOf(page, 'by-key').waitFor(); // the write key's link, listed behind
+            expect(await box.isVisible()).toBe(false);
+            const html = await page.content();
+            expect(html).not.toContain(readKey);
+            expect(html).not.toContain(writeKey);
+
+            // Revoke asks first, naming the key; Cancel (focused, so Enter) keeps it.
+            const revokeRead = dialog.getByRole('button', {
+              name: `Revoke ${readName}`,
+              exact: true,
+            });
+            await revokeRead.click();
+            const confirm = page.getByRole('dialog', { name: `Revoke “${readName}”?` });
+            await confirm.waitFor();
+            expect(await confirm.locator('#revoke-what').textContent()).toBe(
+              `Anything using the key ${readKey.slice(0, 13)}… is refused from now on. This cannot be undone.`,
+            );
+            await waitForFocus(page, 'Cancel');
+            expect(await fitsWidth(page)).toBe(true);
+            await page.keyboard.press('Enter');
+            await confirm.waitFor({ state: 'hidden' });
+            await waitForFocus(page, `Revoke ${readName}`);
+            expect((await call(kurz.url, 'GET', '/api/links', { token: readKey })).status).toBe(
+              200,
+            );
+
+            // Confirmed: the key is refused, its row goes, focus moves to the row before.
+            await revokeRead.click();
+            await confirm.waitFor();
+            const [revoked] = await Promise.all([
+              page.waitForRequest((request) => request.method() === 'DELETE'),
+              confirm.getByRole('button', { name: 'Revoke', exact: true }).click(),
+            ]);
+            const readId = used.find((key) => key.name === readName)?.id;
+            expect(revoked.url()).toBe(`${kurz.url}/api/keys/${readId}`);
+            await confirm.waitFor({ state: 'hidden' });
+            await waitForText(dialog.locator('#keys-status'), `Revoked ${readName}.`);
+            expect(await keyNames(page)).toEqual(['deploy']);
+            await waitForFocus(page, 'Revoke deploy');
+            const gone = await call(kurz.url, 'GET', '/api/links', { token: readKey });
+            expect([gone.status, gone.json]).toEqual([401, { error: 'Unauthorized' }]);
+            expect((await call(kurz.url, 'GET', '/api/links', { token: writeKey })).status).toBe(
+              200,
+            );
+            const left = (await call(kurz.url, 'GET', '/api/keys', { token })).json as ListedKey[];
+            expect(left.map((key) => key.name)).toEqual(['deploy']);
+
+            // The last one: the list says there are none, focus is on its heading.
+            await dialog.getByRole('button', { name: 'Revoke deploy', exact: true }).click();
+            await page
+              .getByRole('dialog', { name: 'Revoke “deploy”?' })
+              .getByRole('button', { name: 'Revoke', exact: true })
+              .click();
+            await waitForText(
+              dialog.locator('#keys-empty'),
+              'No keys yet. Create one above for a script or a tool.',
+            );
+            await eventually(
+              async () =>
+                (await page.evaluate(() => document.activeElement?.id)) === 'keys-list-title',
+              'focus on the list’s heading',
+            );
+            expect((await call(kurz.url, 'GET', '/api/links', { token: writeKey })).status).toBe(
+              401,
+            );
+          },
+          {
+            ...contextAt(viewport),
+            permissions: clipboard ? ['clipboard-read', 'clipboard-write'] : [],
+          },
+        );
+      },
+      TIMEOUT,
+    );
+  });
+}
+
+describe('web UI, API keys', () => {
+  test(
+    'the expiry must be a whole day, today or later; the server’s refusal (100 keys) shows in the form',
+    async () => {
+      await withKurz(
+        ['--mode', 'accounts'],
+        async (kurz, page) => {
+          const token = await registerUser(kurz.url, 'many@example.com');
+          for (let i = 1; i <= 100; i++) {
+            const reply = await call(kurz.url, 'POST', '/api/keys', {
+              token,
+              json: { name: `key ${i}` },
+            });
+            expect(reply.status).toBe(201);
+          }
+          await page.addInitScript((value) => localStorage.setItem('kurz.token', value), token);
+          await page.goto(kurz.url);
+          const dialog = await openKeys(page);
+          await keyRow(page, 'key 1').waitFor();
+          expect(await keyNames(page)).toHaveLength(100);
+          expect((await keyNames(page))[0]).toBe('key 100'); // newest first
+
+          const sent: string[] = [];
+          page.on('request', (request) => {
+            if (request.method() === 'POST') sent.push(request.url());
+          });
+          const formError = dialog.locator('#key-error');
+          const expires = dialog.getByLabel('Expires', { exact: true });
+          await dialog.getByLabel('Name', { exact: true }).fill('one more');
+
+          // A day already over, and a date typed only in part: said here, nothing sent.
+          await expires.fill('2020-01-01');
+          await dialog.getByRole('button', { name: 'Create key' }).click();
+          await waitForText(formError, 'Expires must be today or a later day, or empty.');
+          await expires.fill('');
+          await expires.focus();
+          await page.keyboard.type('01'); // the month alone
+          await dialog.getByRole('button', { name: 'Create key' }).click();
+          await waitForText(formError, 'Expires must be a whole date, or empty.');
+          expect(sent).toEqual([]);
+
+          // Today is allowed (until it ends); the server refuses a 101st key.
+          const today = await page.evaluate(() => {
+            const now = new Date();
+            const pad = (n: number) => String(n).padStart(2, '0');
+            return `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`;
+          });
+          await expires.fill(today);
+          const body = await createKey(page, dialog);
+          expect(body.expires_at).toBe(
+            await page.evaluate((day) => new Date(`${day}T23:59:59.999`).toISOString(), today),
+          );
+          await waitForText(formError, 'API key limit reached');
+          expect(await dialog.locator('#new-key').isVisible()).toBe(false);
+          expect(await dialog.getByLabel('Name', { exact: true }).inputValue()).toBe('one more');
+        },
+        contextAt({ width: 1280, height: 800 }),
+      );
+    },
+    TIMEOUT,
+  );
+
+  test(
+    'a list that cannot load says why; a key revoked elsewhere just goes; a failed revoke says why',
+    async () => {
+      await withKurz(['--mode', 'accounts'], async (kurz, page) => {
+        const token = await registerUser(kurz.url, 'faults@example.com');
+        const ids: Record<string, number> = {};
+        for (const name of ['first', 'second']) {
+          ids[name] = (
+            await call(kurz.url, 'POST', '/api/keys', { token, json: { name } })
+          ).json.id;
+        }
+        await page.addInitScript((value) => localStorage.setItem('kurz.token', value), token);
+        const unavailable = {
+          status: 503,
+          contentType: 'application/json',
+          body: JSON.stringify({ error: 'Database unavailable' }),
+        };
+        let listing = false;
+        await page.route(`${kurz.url}/api/keys`, (route) =>
+          listing ? route.continue() : route.fulfill(unavailable),
+        );
+        await page.goto(kurz.url);
+        let dialog = await openKeys(page);
+        await waitForText(dialog.locator('#keys-error'), 'Database unavailable');
+        expect(await dialog.locator('#keys-empty').isVisible()).toBe(false); // not "Loading…"
+        expect(await dialog.locator('#keys').isVisible()).toBe(false);
+        await page.keyboard.press('Escape');
+        listing = true;
+        dialog = await openKeys(page);
+        await keyRow(page, 'first').waitFor();
+        expect(await dialog.locator('#keys-error').textContent()).toBe('');
+
+        // Revoked in another tab meanwhile (404 here): the row goes all the same.
+        await call(kurz.url, 'DELETE', `/api/keys/${ids.first}`, { token });
+        await dialog.getByRole('button', { name: 'Revoke first', exact: true }).click();
+        await page
+          .getByRole('dialog', { name: 'Revoke “first”?' })
+          .getByRole('button', { name: 'Revoke', exact: true })
+          .click();
+        await waitForText(dialog.locator('#keys-status'), 'Revoked first.');
+        expect(await keyNames(page)).toEqual(['second']);
+
+        // Any other failure: the server's message in the confirmation, the key kept.
+        await page.route(`${kurz.url}/api/keys/*`, (route) => route.fulfill(unavailable));
+        await dialog.getByRole('button', { name: 'Revoke second', exact: true }).click();
+        const confirm = page.getByRole('dialog', { name: 'Revoke “second”?' });
+        await confirm.getByRole('button', { name: 'Revoke', exact: true }).click();
+        await waitForText(confirm.getByRole('alert'), 'Database unavailable');
+        expect(await confirm.isVisible()).toBe(true);
+        expect(await keyNames(page)).toEqual(['second']);
+      });
+    },
+    TIMEOUT,
+  );
+
+  test(
+    'a session that ends while the dialog is open takes it away, with every key shown',
+    async () => {
+      const db = join(tempDir(), 'kurz.db');
+      await withKurz(['--mode', 'accounts', '--db', db], async (kurz, page) => {
+        const token = await registerUser(kurz.url, 'gone@example.com');
+        await page.addInitScript((value) => localStorage.setItem('kurz.token', value), token);
+        await page.goto(kurz.url);
+        const dialog = await openKeys(page);
+        await dialog.getByLabel('Name', { exact: true }).fill('laptop');
+        await createKey(page, dialog);
+        const key = await shownKey(dialog);
+        await keyRow(page, 'laptop').waitFor();
+
+        // The operator sets a new password: every token issued before it is refused.
+        const passwd = await runKurz(['user', 'passwd', 'gone@example.com', '--db', db], {
+          input: 'a brand new password\n',
+        });
+        expect(passwd.code).toBe(0);
+        await dialog.getByLabel('Name', { exact: true }).fill('another');
+        await createKey(page, dialog);
+        await waitForText(
+          page.locator('#auth-notice'),
+          'Your session has ended. Please log in again.',
+        );
+        await dialog.waitFor({ state: 'hidden' });
+        await eventually(
+          async () => (await page.locator('#key-rows tr').count()) === 0,
+          'the keys list emptied',
+        );
+        expect(await page.content()).not.toContain(key);
+      });
+    },
+    TIMEOUT,
+  );
+
+  test(
+    'open mode has no API keys',
+    async () => {
+      await withKurz(['--mode', 'open'], async (kurz, page) => {
+        await page.goto(kurz.url);
+        await page.getByText('No links yet.', { exact: false }).waitFor();
+        expect(await page.getByRole('button', { name: 'API keys' }).count()).toBe(0);
+        expect(await page.getByRole('dialog').count()).toBe(0);
+      });
+    },
+    TIMEOUT,
+  );
+});
+
+describe('web UI, registration closed', () => {
+  test(
+    'the page offers only Log in; an account made by kurz user add logs in',
+    async () => {
+      const db = join(tempDir(), 'kurz.db');
+      await withKurz(
+        ['--mode', 'accounts', '--registration', 'closed', '--db', db],
+        async (kurz, page) => {
+          const added = await runKurz(['user', 'add', 'ops@example.com', '--db', db], {
+            input: `${PASSWORD}\n`,
+          });
+          expect(added.code).toBe(0);
+          await page.goto(kurz.url);
+          const form = page.locator('#auth-form');
+          await form.getByLabel('Email').waitFor();
+          expect(await form.getByRole('button').allTextContents()).toEqual(['Log in']);
+          expect(await page.locator('#auth-view .lead').textContent()).toBe(
+            'New accounts are made by the operator of this kurz.',
+          );
+          expect(
+            await form.getByLabel('Password', { exact: true }).getAttribute('aria-describedby'),
+          ).toBeNull();
+          expect(await page.getByText('At least 8 characters').isVisible()).toBe(false);
+
+          await form.getByLabel('Email').fill('ops@example.com');
+          await form.getByLabel('Password', { exact: true }).fill(PASSWORD);
+          await form.getByRole('button', { name: 'Log in' }).click();
+          await page.getByRole('button', { name: 'Log out' }).waitFor();
+          expect(await page.locator('#session-email').textContent()).toBe('ops@example.com');
+          await page.getByText('No links yet.', { exact: false }).waitFor();
+        },
+      );
+    },
+    TIMEOUT,
+  );
+
+  test(
+    'closed after the page was loaded: Register shows the server’s 403, then goes',
+    async () => {
+      await withKurz(['--mode', 'accounts', '--registration', 'closed'], async (kurz, page) => {
+        // The page as it was served while registration was still open.
+        await page.route(`${kurz.url}/`, async (route) => {
+          const response = await route.fetch();
+          const headers = response.headers();
+          delete headers['content-encoding'];
+          delete headers['content-length'];
+          const body = (await response.text()).replace(
+            '<meta name="kurz-registration" content="closed">',
+            '<meta name="kurz-registration" content="open">',
+          );
+          await route.fulfill({ status: response.status(), headers, body });
+        });
+        await page.goto(kurz.url);
+        const form = page.locator('#auth-form');
+        await form.getByLabel('Email').fill('late@example.com');
+        await form.getByLabel('Password', { exact: true }).fill(PASSWORD);
+        const [answer] = await Promise.all([
+          page.waitForResponse((response) => response.url().endsWith('/api/auth/register')),
+          form.getByRole('button', { name: 'Register' }).click(),
+        ]);
+        expect(answer.status()).toBe(403);
+        await waitForText(form.getByRole('alert'), 'Registration is closed');
+        expect(await form.getByRole('button').allTextContents()).toEqual(['Log in']);
+        expect(await page.locator('#auth-view .lead').textContent()).toBe(
+          'New accounts are made by the operator of this kurz.',
+        );
+        await waitForFocus(page, 'Log in');
+        const login = await call(kurz.url, 'POST', '/api/auth/login', {
+          json: { email: 'late@example.com', password: PASSWORD },
+        });
+        expect(login.status).toBe(401); // no account was made
+      });
+    },
+    TIMEOUT,
+  );
+});

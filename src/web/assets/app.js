@@ -3,10 +3,12 @@
 // main view. The views live in their own modules: auth.js (login and register),
 // shorten.js (the form, copy and QR code), links-list.js (the list, paging, filter, poll),
 // and the dialogs of a listed link: edit-link.js, delete-link.js and stats-view.js
-// (open mode's admin token for the first two: admin-token.js).
+// (open mode's admin token for the first two: admin-token.js). In accounts mode the
+// header also opens the person's API keys: api-keys.js (and revoke-key.js).
 
 import { createAdminToken } from './admin-token.js';
 import { createApi } from './api.js';
+import { createKeysView } from './api-keys.js';
 import { createAuth } from './auth.js';
 import { createDeleter } from './delete-link.js';
 import { wireCloseButtons } from './dialog.js';
@@ -88,6 +90,7 @@ const deleter = createDeleter({
   },
 });
 const stats = createStatsView({ api, mode, shortUrlOf });
+const keys = createKeysView({ api });
 const list = createLinksList({
   api,
   shortUrlOf,
@@ -139,7 +142,7 @@ function showApp() {
 /** Back to the login form, forgetting the token and everything shown. */
 function endSession(notice, { focus = false } = {}) {
   session.clear();
-  for (const dialog of [editor, deleter, stats]) dialog.close();
+  for (const dialog of [editor, deleter, stats, keys]) dialog.close();
   listStatus.textContent = '';
   list.stop();
   shortener.reset();

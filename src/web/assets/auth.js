@@ -3,6 +3,9 @@
 
 import { byId } from './dom.js';
 
+/** The server's answer to a registration when the operator has closed it (interface.md). */
+const REGISTRATION_CLOSED = 'Registration is closed';
+
 /**
  * onLoggedIn(token, user) is called after a successful login or registration. With
  * registration closed by the operator, the form offers only login.
@@ -14,10 +17,18 @@ export function createAuth({ api, registration, onLoggedIn }) {
   const password = byId('auth-password');
   const error = byId('auth-error');
   const notice = byId('auth-notice');
+  const login = form.querySelector('button[value="login"]');
   let busy = false;
-  if (registration === 'closed') {
-    form.querySelector('button[value="register"]').remove();
-    byId('auth-password-hint').textContent = 'New accounts are made by the operator.';
+  if (registration === 'closed') closeRegistration();
+
+  /** Offers only login: the operator makes the accounts (kurz user add). */
+  function closeRegistration() {
+    form.querySelector('button[value="register"]')?.remove();
+    byId('auth-lead').textContent = 'New accounts are made by the operator of this kurz.';
+    // The password hint's rule is for new accounts (hidden text would still be read out
+    // as a description, so the reference goes too).
+    byId('auth-password-hint').hidden = true;
+    password.removeAttribute('aria-describedby');
   }
 
   form.addEventListener('submit', async (event) => {
@@ -39,6 +50,12 @@ export function createAuth({ api, registration, onLoggedIn }) {
       onLoggedIn(body.token, body.user);
     } catch (e) {
       error.textContent = e.message;
+      // Closed by the operator after this page was loaded: the button that cannot work
+      // goes, and focus (it was on that button) moves to the one that can.
+      if (action === 'register' && e.status === 403 && e.message === REGISTRATION_CLOSED) {
+        closeRegistration();
+        login.focus();
+      }
     } finally {
       busy = false;
       form.removeAttribute('aria-busy');
