@@ -321,6 +321,83 @@ describe.each(['sqlite', 'postgres'] as const)('Store contract on %s', (backend)
     expect(walked.find((l) => l.shortCode === 'c3')?.clicks).toBe(2);
   });
 
+  test('detail chunks walk the same order with every setting, per owner or all', async () => {
+    const store = await open(backend);
+    const ann = (await store.createUser('ann@example.com', 'h'))?.id as number;
+    const kept = await make(store, 'kept', {
+      userId: ann,
+      createdAt: 30,
+      source: 'mail',
+      expiresAt: 9_000,
+      maxClicks: 10,
+      limitedClicks: 4,
+      passwordHash: '$argon2id$v=19$m=1024,t=1,p=1$c2FsdA$aGFzaA',
+    });
+    await make(store, 'plain', { createdAt: 20 });
+    await make(store, 'older', { userId: ann, createdAt: 10 });
+    await store.recordClicks([click(kept.id), click(kept.id, 1)]);
+    const top = { createdAt: Number.MAX_SAFE_INTEGER, id: Number.MAX_SAFE_INTEGER };
+    const first = await store.listLinkDetailsAfter({ owner: null, after: top, limit: 2 });
+    expect(first).toEqual([
+      {
+        id: kept.id,
+        userId: ann,
+        originalUrl: 'https://x.example',
+        shortCode: 'kept',
+        createdAt: 30,
+        clicks: 2,
+        source: 'mail',
+        expiresAt: 9_000,
+        maxClicks: 10,
+        limitedClicks: 4,
+        passwordHash: '$argon2id$v=19$m=1024,t=1,p=1$c2FsdA$aGFzaA',
+      },
+      expect.objectContaining({ shortCode: 'plain', userId: null, limitedClicks: 0 }),
+    ]);
+    const last = first.at(-1) as Link;
+    const rest = await store.listLinkDetailsAfter({
+      owner: null,
+      after: { createdAt: last.createdAt, id: last.id },
+      limit: 2,
+    });
+    expect(rest.map((l) => l.shortCode)).toEqual(['older']);
+    const anns = await store.listLinkDetailsAfter({ owner: ann, after: top, limit: 10 });
+    expect(anns.map((l) => l.shortCode)).toEqual(['kept', 'older']);
+  });
+
+  test('many codes are looked up at once: who holds each, and nothing for free ones', async () => {
+    const store = await open(backend);
+    const ann = (await store.createUser('ann@example.com', 'h'))?.id as number;
+    await make(store, 'taken', { userId: ann, createdAt: 7, originalUrl: 'https://a.example/' });
+    await make(store, 'Taken', { createdAt: 8 });
+    const codes = ['taken', 'free', 'Taken', ...Array.from({ length: 3000 }, (_, i) => `n${i}`)];
+    const held = await store.findLinksByCodes(codes);
+    expect(held.sort((a, b) => a.createdAt - b.createdAt)).toEqual([
+      { shortCode: 'taken', userId: ann, originalUrl: 'https://a.example/', createdAt: 7 },
+      { shortCode: 'Taken', userId: null, originalUrl: 'https://x.example', createdAt: 8 },
+    ]);
+    expect(await store.findLinksByCodes([])).toEqual([]);
+  });
+
+  test('links are found by owner and creation times, no one’s apart from an account’s', async () => {
+    const store = await open(backend);
+    const ann = (await store.createUser('ann@example.com', 'h'))?.id as number;
+    await make(store, 'a1', { userId: ann, createdAt: 1_700_000_000_001 });
+    await make(store, 'a2', { userId: ann, createdAt: 1_700_000_000_002 });
+    await make(store, 'o1', { createdAt: 1_700_000_000_001 });
+    const times = [1_700_000_000_001, 1_700_000_000_003];
+    expect(await store.findLinksCreatedAt(ann, times)).toEqual([
+      {
+        shortCode: 'a1',
+        userId: ann,
+        originalUrl: 'https://x.example',
+        createdAt: 1_700_000_000_001,
+      },
+    ]);
+    expect((await store.findLinksCreatedAt(null, times)).map((l) => l.shortCode)).toEqual(['o1']);
+    expect(await store.findLinksCreatedAt(ann, [])).toEqual([]);
+  });
+
   test('the link quota holds for concurrent batches', async () => {
     const store = await open(backend);
     const ann = (await store.createUser('ann@example.com', 'h'))?.id as number;
