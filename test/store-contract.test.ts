@@ -16,7 +16,7 @@ import {
   type User,
 } from '../src/store/store.ts';
 import { eventually } from './support/binary.ts';
-import { atCleanUp } from './support/cleanup.ts';
+import { atCleanUp, tempDir } from './support/cleanup.ts';
 import { freshSchemaUrl } from './support/postgres.ts';
 
 type Backend = 'sqlite' | 'postgres';
@@ -227,6 +227,30 @@ describe.each(['sqlite', 'postgres'] as const)('Store contract on %s', (backend)
       ['b', 13],
       ['a', 24],
     ]);
+  });
+
+  test('imported clicks keep their time and fields, are counted, and are read back like any', async () => {
+    const store = await open(backend);
+    const [a, b] = [await make(store, 'a'), await make(store, 'b', { createdAt: 6 })];
+    await store.recordClicks([click(a.id, 100)]);
+    const old = Array.from({ length: 5 }, (_, i) => ({
+      ...click(i < 3 ? a.id : b.id, i),
+      createdAt: 1_600_000_000_000 + i,
+    }));
+    await store.importClicks(old);
+    await store.importClicks([]);
+    expect((await store.findLinkDetail('a'))?.clicks).toBe(4);
+    expect((await store.findLinkDetail('b'))?.clicks).toBe(2);
+    const rows = await store.clickRows(a.id, 0, 100);
+    expect(rows.map((r) => r.createdAt)).toEqual([
+      1_795_000_000_100, 1_600_000_000_000, 1_600_000_000_001, 1_600_000_000_002,
+    ]);
+    expect(rows[2]).toMatchObject({ source: 'src1', querySource: 'q1', country: 'FR' });
+    await store.rollUpClicks();
+    expect((await store.clickRows(b.id, 0, 100)).map((r) => r.createdAt)).toEqual([
+      1_600_000_000_003, 1_600_000_000_004,
+    ]);
+    expect((await store.findLinkDetail('a'))?.clicks).toBe(4);
   });
 
   test('links are inserted in one batch; a code taken before or within it gives undefined', async () => {
@@ -454,6 +478,31 @@ describe.each(['sqlite', 'postgres'] as const)('Store contract on %s', (backend)
     await expect(store.ping()).rejects.toThrow('Database unavailable');
     await expect(store.findLinkByCode('x')).rejects.toThrow('Database unavailable');
     await expect(store.recordClicks([click(1)])).rejects.toThrow('Database unavailable');
+  });
+});
+
+describe('SQLite: a tool importing clicks beside the server', () => {
+  test('imported ids follow every id used, and the server carries on past them, counts exact', async () => {
+    const path = `${tempDir()}/kurz.db`;
+    const server = openSqlite({ path, durability: 'normal', rollup: { intervalMs: 0 } });
+    atCleanUp(() => server.close());
+    const [a] = await server.createLinks([link('a')]);
+    const id = (a as Link).id;
+    await server.recordClicks([click(id, 1), click(id, 2)]);
+    // The tool opened now; the server goes on clicking, and its clicks move to records.
+    const tool = openSqlite({ path, durability: 'normal', rollup: { intervalMs: 0 } });
+    await server.recordClicks([click(id, 3)]);
+    await server.rollUpClicks();
+    await tool.importClicks([click(id, 4), click(id, 5)]);
+    await server.recordClicks([click(id, 6), click(id, 7)]);
+    await tool.close();
+    await server.rollUpClicks();
+    const rows = await server.clickRows(id, 0, 100);
+    expect(rows.map((r) => r.referrer)).toEqual(
+      [1, 2, 3, 4, 5, 6, 7].map((i) => `https://ref.example/${i}`),
+    );
+    expect(new Set(rows.map((r) => r.id)).size).toBe(7);
+    expect((await server.findLinkDetail('a'))?.clicks).toBe(7);
   });
 });
 

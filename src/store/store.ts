@@ -212,6 +212,13 @@ export interface Store extends AccountStore {
    * Limited clicks past their link's max_clicks are not stored and are answered here.
    */
   recordClicks(clicks: readonly Click[]): Promise<RefusedClicks>;
+  /**
+   * Appends clicks of another time (`kurz import` of an export made with --clicks), in
+   * one transaction: counted and rolled up as any click, never refused by a limit (the
+   * link's own limited_clicks says what was counted). Safe while a kurz serving the same
+   * database writes clicks.
+   */
+  importClicks(clicks: readonly Click[]): Promise<void>;
 
   /** A link's day counts in [fromDay, toDay] (UTC days since the epoch), and what is not rolled up. */
   linkTraffic(linkId: number, fromDay: number, toDay: number): Promise<LinkTraffic>;

@@ -506,6 +506,75 @@ function clickLog(sqlite: Database) {
 }
 
 /**
+ * Clicks appended by a tool (`kurz import`) while a kurz may be writing the log too. The
+ * first row's id is worked out by its INSERT itself, past every id the log, the records
+ * and the marks have seen: that statement takes the write lock before it reads, so no
+ * commit of the server can come between. The server's next batch then finds its ids
+ * taken and starts past them (see clickLog), so ids still follow commit order, as the
+ * rollup needs.
+ */
+function clickImport(sqlite: Database) {
+  const highest = `(SELECT max(
+       (SELECT coalesce(max(id), 0) FROM clicks),
+       (SELECT coalesce(max(id), 0) FROM click_records),
+       (SELECT coalesce(max(through), 0) FROM click_rollup),
+       (SELECT coalesce(max(through), 0) FROM counts.rollup)))`;
+  const first = sqlite.prepare<
+    { id: number },
+    [number, string | null, string | null, string | null, string | null, number, string | null]
+  >(
+    `INSERT INTO clicks ${CLICK_COLUMNS} VALUES (${highest} + 1, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+  );
+  const next = sqlite.prepare<
+    unknown,
+    [
+      number,
+      number,
+      string | null,
+      string | null,
+      string | null,
+      string | null,
+      number,
+      string | null,
+    ]
+  >(`INSERT INTO clicks ${CLICK_COLUMNS} VALUES ${CLICK_ROW}`);
+  /** Appends a batch in one transaction; returns the id of its last click. */
+  const append = sqlite.transaction((batch: readonly Click[]): number => {
+    const [head, ...rest] = batch as [Click, ...Click[]];
+    const row = first.get(
+      head.linkId,
+      head.source,
+      head.querySource,
+      head.referrer,
+      head.userAgent,
+      head.createdAt,
+      head.country,
+    );
+    let id = (row as { id: number }).id;
+    for (const c of rest) {
+      next.run(
+        ++id,
+        c.linkId,
+        c.source,
+        c.querySource,
+        c.referrer,
+        c.userAgent,
+        c.createdAt,
+        c.country,
+      );
+    }
+    return id;
+  });
+  return {
+    append,
+    finalize() {
+      first.finalize();
+      next.finalize();
+    },
+  };
+}
+
+/**
  * Newest-first pages of links with their click counts, and the totals beside them.
  * The page is cut from the index first, and counts are joined to its rows only, so a
  * large OFFSET skips index entries rather than joining every skipped link.
@@ -688,6 +757,7 @@ export class SqliteStore implements Store {
   private readonly lists: ReturnType<typeof linkLists>;
   private chunks: ReturnType<typeof linkChunks> | undefined;
   private holders: ReturnType<typeof codeHolders> | undefined;
+  private imports: ReturnType<typeof clickImport> | undefined;
   private readonly clicks: ReturnType<typeof clickLog>;
   private readonly manage: ReturnType<typeof linkManagement>;
   private readonly accounts: ReturnType<typeof sqliteAccounts>;
@@ -984,6 +1054,15 @@ export class SqliteStore implements Store {
     });
   }
 
+  importClicks(batch: readonly Click[]): Promise<void> {
+    if (batch.length === 0) return Promise.resolve();
+    return this.guardWrite(() => {
+      this.imports ??= clickImport(this.sqlite);
+      const last = this.imports.append(batch);
+      this.rollup.committed(batch, last);
+    });
+  }
+
   linkTraffic(linkId: number, fromDay: number, toDay: number): Promise<LinkTraffic> {
     return this.guard(() => this.analytics.traffic(linkId, fromDay, toDay));
   }
@@ -1113,6 +1192,7 @@ export class SqliteStore implements Store {
       this.accounts.finalize();
       for (const statement of Object.values(this.chunks ?? {})) statement.finalize();
       for (const statement of Object.values(this.holders ?? {})) statement.finalize();
+      this.imports?.finalize();
       this.clicks.finalize();
       this.sqlite.run('PRAGMA main.wal_checkpoint(TRUNCATE)');
       this.sqlite.run('PRAGMA counts.wal_checkpoint(TRUNCATE)');
