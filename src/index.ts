@@ -11,6 +11,7 @@ import { consoleLogger as log } from './logger.ts';
 import { describeDatabase } from './store/database-url.ts';
 import { openStore } from './store/open.ts';
 import type { Store } from './store/store.ts';
+import { exportCommand, importCommand } from './transfer/command.ts';
 import { userCommand } from './users/command.ts';
 import { VERSION } from './version.ts';
 
@@ -49,9 +50,11 @@ async function main(argv: string[]): Promise<number> {
       return serve(command.config);
     case 'user':
       return userCommand(command, log);
-    case 'backup':
     case 'export':
+      return exportCommand(command, log);
     case 'import':
+      return importCommand(command, log);
+    case 'backup':
       throw new Error(`kurz ${command.kind} is not built yet`);
   }
 }
