@@ -224,6 +224,20 @@ describe('formats, each from a realistic sample', () => {
     ]);
   });
 
+  test('Bitly: other names for its columns, and a short link with a broken escape', async () => {
+    const file =
+      'Short URL,Long URL,Created\n' +
+      'https://bit.ly/ok,https://example.net/ok,2024-03-05\n' +
+      'https://bit.ly/bad%zz,https://example.net/bad,2024-03-05\n';
+    const { format, entries } = await read(file);
+    expect(format).toBe('bitly');
+    expect(entries.map((e) => (e.kind === 'link' ? [e.code, e.createdAt] : e))).toEqual([
+      ['ok', at('2024-03-05T00:00:00Z')],
+      // Left as written: kurz's code rules then refuse it as a conflict.
+      ['bad%zz', at('2024-03-05T00:00:00Z')],
+    ]);
+  });
+
   test('Bitly: its API’s bitlinks (long_url, link, custom_bitlinks), as a list of objects', async () => {
     const file = JSON.stringify({
       links: [

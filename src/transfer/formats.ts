@@ -119,7 +119,7 @@ const COLUMNS: Record<FormatName, Partial<Record<Role, string[]>>> = {
     limitedClicks: ['limitedclicks'],
     passwordHash: ['passwordhash'],
   },
-  yourls: { code: ['keyword'], url: ['url'], created: ['timestamp'] },
+  yourls: { code: ['keyword'], url: ['url'], created: ['timestamp', 'date'] },
   kutt: {
     code: ['address'],
     shortUrl: ['link', 'shorturl'],
@@ -169,7 +169,13 @@ function recognise(names: ReadonlySet<string>): FormatName | undefined {
   if (has('code') && has('url') && has('passwordhash')) return 'kurz';
   if (has('keyword') && has('url')) return 'yourls';
   if (has('target') && has('address', 'link')) return 'kutt';
-  if (has('longurl') && has('shortcode', 'shorturl', 'datecreated')) return 'shlink';
+  // Shlink's shortCode or dateCreated, or its web client's older shortUrl with createdAt.
+  if (
+    has('longurl') &&
+    (has('shortcode', 'datecreated') || (has('shorturl') && has('createdat')))
+  ) {
+    return 'shlink';
+  }
   if (has('destinationurl', 'longurl', 'originalurl') && has(...(COLUMNS.bitly.shortUrl ?? []))) {
     return 'bitly';
   }
@@ -431,8 +437,13 @@ function truthy(value: unknown): boolean {
 function codeOfShortUrl(value: string): string | undefined {
   const url = URL.parse(/^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `https://${value}`);
   if (url === null) return undefined;
-  const path = decodeURIComponent(url.pathname.replace(/^\/+/, ''));
-  return path === '' ? undefined : path;
+  const path = url.pathname.replace(/^\/+/, '');
+  try {
+    return path === '' ? undefined : decodeURIComponent(path);
+  } catch {
+    // A broken %-escape: the code as written, which the code rules then judge.
+    return path;
+  }
 }
 
 function linkEntry(line: number, format: FormatName, field: Field): Entry {
