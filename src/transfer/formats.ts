@@ -160,8 +160,17 @@ const YOURLS_POSITIONS = ['keyword', 'url', 'title', 'timestamp', 'ip', 'clicks'
 
 /** A column name as compared: lower case, without spaces, `_`, `-` or `.`. */
 function normalize(name: string): string {
-  return name.toLowerCase().replace(/[\s_.-]+/g, '');
+  let normalized = NORMALIZED.get(name);
+  if (normalized === undefined) {
+    normalized = name.toLowerCase().replace(/[\s_.-]+/g, '');
+    // A file has few distinct names; one of JSON objects with keys of their own is bounded.
+    if (NORMALIZED.size < 1000) NORMALIZED.set(name, normalized);
+  }
+  return normalized;
 }
+
+/** Names already normalized: every JSON object repeats the same keys. */
+const NORMALIZED = new Map<string, string>();
 
 /** Which format a set of (normalized) column or field names is. */
 function recognise(names: ReadonlySet<string>): FormatName | undefined {
@@ -380,6 +389,15 @@ async function readCsv(
     );
   }
   const width = header ? names.length : undefined;
+  /** Each role's columns (by index), in the order of their names' preference. */
+  const columnsOf: Partial<Record<Role, number[]>> = {};
+  for (const [role, aliases] of Object.entries(columns) as [Role, string[]][]) {
+    const at = aliases.flatMap((name) => {
+      const i = positions.get(name);
+      return i === undefined ? [] : [i];
+    });
+    if (at.length > 0) columnsOf[role] = at;
+  }
   async function* entries(): AsyncGenerator<Entry> {
     const rows = header ? records : prepend(headerRecord, records);
     for await (const { line, fields } of rows) {
@@ -391,21 +409,14 @@ async function readCsv(
         };
         continue;
       }
-      const value = (name: string) => {
-        const at = positions.get(name);
-        if (at === undefined) return undefined;
-        const raw = fields[at] as string;
-        return chosen === 'kurz' ? fromCsvField(raw) : raw;
-      };
       yield linkEntry(line, chosen, (role) => {
-        let present = false;
-        for (const name of columns[role] ?? []) {
-          const found = value(name);
-          if (found === undefined) continue;
-          present = true;
-          if (found.trim() !== '') return found;
+        const at = columnsOf[role];
+        if (at === undefined) return undefined;
+        for (const i of at) {
+          const raw = fields[i] as string;
+          if (raw.trim() !== '') return chosen === 'kurz' ? fromCsvField(raw) : raw;
         }
-        return present ? null : undefined;
+        return null;
       });
     }
   }
