@@ -75,10 +75,13 @@ describe('kurz export and import, their command line', () => {
       2,
       'kurz: --clicks needs JSON Lines: the CSV export holds links only',
     ],
+    [['export', 'out.jsonl'], 1, 'kurz: the database k.db does not exist'],
   ])('%p exits %p: %p', async (args, code, message) => {
     const dir = tempDir();
-    const run = await runKurz([...args, '--db', join(dir, 'k.db')], { cwd: dir });
+    const run = await runKurz([...args, '--db', 'k.db'], { cwd: dir });
     expect([run.code, run.stderr]).toEqual([code, `${message}\n`]);
+    // Nothing was written, and no database made.
+    expect(existsSync(join(dir, 'out.jsonl')) || existsSync(join(dir, 'k.db'))).toBe(false);
   });
 
   test('an unknown owner and a file in no known format are refused in one line, importing nothing', async () => {

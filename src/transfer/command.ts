@@ -4,13 +4,13 @@
 // Data goes to stdout (export to -) or a file; everything said goes to stderr, but
 // import's summary, its result, which goes to stdout.
 
-import { accessSync, constants, renameSync, rmSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { ToolCommand } from '../config/cli.ts';
 import { parseEmail } from '../domain/accounts.ts';
 import { ApiError, StoreUnavailableError } from '../domain/errors.ts';
 import type { Logger } from '../logger.ts';
-import { describeDatabase } from '../store/database-url.ts';
+import { describeDatabase, isPostgresUrl } from '../store/database-url.ts';
 import { openStore } from '../store/open.ts';
 import type { Store, User } from '../store/store.ts';
 import { type ExportFormat, type ExportSink, exportLinks } from './exporter.ts';
@@ -122,6 +122,11 @@ export function exportCommand(
       throw new TransferError('--clicks needs JSON Lines: the CSV export holds links only', 2);
     }
     const email = emailOption(command.options, 'export');
+    const db = command.config.db;
+    // Opening a SQLite path creates it: a mistyped one would export an empty database.
+    if (!isPostgresUrl(db) && db !== ':memory:' && !existsSync(db)) {
+      throw new TransferError(`the database ${db} does not exist`);
+    }
     const store = await openIt();
     const owner = await ownerOf(store, email);
     const target = file === '-' ? undefined : file;
