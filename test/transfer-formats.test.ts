@@ -136,6 +136,23 @@ describe('formats, each from a realistic sample', () => {
     ]);
   });
 
+  test('Kutt: an answer saved on one line, longer than the part read to tell its format', async () => {
+    const data = Array.from({ length: 1000 }, (_, i) => ({
+      id: `uuid-${i}`,
+      address: `k${i}`,
+      target: `https://example.com/${'x'.repeat(60)}/${i}`,
+      created_at: '2024-05-01T12:00:00.000Z',
+      visit_count: i,
+      password: false,
+      banned: false,
+    }));
+    const file = JSON.stringify({ limit: 1000, skip: 0, total: 1000, data });
+    expect(file.length).toBeGreaterThan(64 * 1024);
+    const { format, description, entries } = await read(file, undefined, 4096);
+    expect([format, description, entries.length]).toEqual(['kutt', 'Kutt JSON', 1000]);
+    expect(entries.at(-1)).toMatchObject({ kind: 'link', code: 'k999' });
+  });
+
   test('Kutt: its link objects as CSV, the code taken from the short link when address is empty', async () => {
     const file =
       'id,address,target,visit_count,created_at,link\n' +

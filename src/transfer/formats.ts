@@ -215,8 +215,11 @@ export async function readInput(
   return readCsv(guessDelimiter(head), text, from);
 }
 
+/** How much of a first line is read to tell the format. */
+const PEEK_LIMIT = 64 * 1024;
+
 /**
- * The first line that is not blank, and the whole text again (that line included), so
+ * The first line that is not blank (or its first 64 KiB), and the whole text again (that line included), so
  * that the readers after it count lines from the start.
  */
 async function peekFirstLine(
@@ -238,6 +241,11 @@ async function peekFirstLine(
     const found = lines.slice(0, -1).find((line) => line.trim() !== '');
     if (found !== undefined) {
       head = found;
+      break;
+    }
+    // A document on one line (an API's answer saved as it came) is not held whole.
+    if (buffered.length > PEEK_LIMIT) {
+      head = buffered.trimStart();
       break;
     }
   }
