@@ -2,7 +2,7 @@
 // hold the same on SQLite and on PostgreSQL. Behaviour only one of them has (SQLite's
 // files and PRAGMAs; PostgreSQL's several instances on one database) is tested below.
 
-import { describe, expect, test } from 'bun:test';
+import { describe, expect, onTestFinished, test } from 'bun:test';
 import { type ApiKey, KEY_LIMIT_REACHED, type NewApiKey } from '../src/store/accounts.ts';
 import { embeddedMigrations } from '../src/store/embedded-migrations.ts' with { type: 'macro' };
 import { openPostgres, type PostgresStore } from '../src/store/postgres/postgres-store.ts';
@@ -30,6 +30,9 @@ async function open(backend: Backend, url?: string): Promise<Store> {
           pool: 2,
           analyticsIntervalMs: 0,
         });
+  // Closed when its test ends, not when the run does: PostgreSQL allows about a hundred
+  // connections, and the tests of the binary that run after this file need their share.
+  onTestFinished(() => store.close());
   atCleanUp(() => store.close());
   return store;
 }

@@ -118,7 +118,7 @@ describe.each(['sqlite', 'postgres'] as const)(
     beforeAll(async () => {
       dir = tempDir();
       db = kind === 'sqlite' ? join(dir, 'kurz.db') : await freshDatabase();
-      server = await startKurz(['--db', db, '--rate-limits', 'off']);
+      server = await startKurz(['--db', db, '--db-pool', '2', '--rate-limits', 'off']);
       const added = await kurz(['user', 'add', 'ann@example.com'], `${PASSWORD}\n`);
       expect(added.code).toBe(0);
     });
@@ -224,7 +224,7 @@ test('dist/kurz carries links from a SQLite file into PostgreSQL, click records 
   expect(imported.stdout).toBe(
     'kurz: read 1 row, imported 1, skipped 0 (already there), conflicts 0, bad rows 0; click records: imported 3, skipped 0 (their link was not imported now)\n',
   );
-  const target = await startKurz(['--db', postgres, '--mode', 'open']);
+  const target = await startKurz(['--db', postgres, '--db-pool', '2', '--mode', 'open']);
   const listed = await call(target.url, 'GET', '/api/links');
   expect(
     listed.json.map((l: { short_code: string; clicks: number }) => [l.short_code, l.clicks]),

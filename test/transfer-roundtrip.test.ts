@@ -4,7 +4,7 @@
 // stays protected), and with --clicks its click records; then the same through CSV.
 // Each direction opens both stores itself, whatever KURZ_TEST_STORE says.
 
-import { describe, expect, test } from 'bun:test';
+import { describe, expect, onTestFinished, test } from 'bun:test';
 import { openPostgres } from '../src/store/postgres/postgres-store.ts';
 import { openSqlite } from '../src/store/sqlite/sqlite-store.ts';
 import type { LinkDetail, Store } from '../src/store/store.ts';
@@ -20,6 +20,8 @@ async function openKind(kind: Kind): Promise<Store> {
     kind === 'sqlite'
       ? openSqlite({ path: ':memory:', durability: 'normal' })
       : await openPostgres({ url: await freshSchemaUrl(), pool: 2 });
+  // Closed as soon as the test ends: PostgreSQL allows only so many connections at once.
+  onTestFinished(() => store.close());
   atCleanUp(() => store.close());
   return store;
 }
