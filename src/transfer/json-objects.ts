@@ -56,10 +56,10 @@ export async function* jsonLines(chunks: AsyncIterable<string>): AsyncGenerator<
 }
 
 /**
- * A JSON document's objects: splits the text into the objects it lists, each with the line it starts on, and
- * parses each alone: a broken object costs itself, not the rest of the file. An object
- * is taken whole when it stands at the top level (JSON Lines, several documents one
- * after the other) unless it holds a list of objects under `data`, `links` or
+ * A JSON document's objects: splits the text into the objects it lists, each with the
+ * line it starts on, and parses each alone, so a broken object costs itself, not the
+ * rest of the file. An object at the top level (one document, or several one after the
+ * other) is taken whole unless it holds a list of objects under `data`, `links` or
  * `shortUrls`; then, and in a top-level array, the objects of the list are taken.
  */
 export async function* jsonObjects(chunks: AsyncIterable<string>): AsyncGenerator<JsonItem> {
