@@ -12,6 +12,7 @@ import { consoleLogger as log } from './logger.ts';
 import { describeDatabase } from './store/database-url.ts';
 import { openStore } from './store/open.ts';
 import type { Store } from './store/store.ts';
+import { exportCommand, importCommand } from './transfer/command.ts';
 import { userCommand } from './users/command.ts';
 import { VERSION } from './version.ts';
 
@@ -53,8 +54,9 @@ async function main(argv: string[]): Promise<number> {
     case 'backup':
       return backupCommand({ db: command.config.db, file: command.args[0] as string }, log);
     case 'export':
+      return exportCommand(command, log);
     case 'import':
-      throw new Error(`kurz ${command.kind} is not built yet`);
+      return importCommand(command, log);
   }
 }
 

@@ -2,7 +2,7 @@
 // hold the same on SQLite and on PostgreSQL. Behaviour only one of them has (SQLite's
 // files and PRAGMAs; PostgreSQL's several instances on one database) is tested below.
 
-import { describe, expect, test } from 'bun:test';
+import { describe, expect, onTestFinished, test } from 'bun:test';
 import { type ApiKey, KEY_LIMIT_REACHED, type NewApiKey } from '../src/store/accounts.ts';
 import { embeddedMigrations } from '../src/store/embedded-migrations.ts' with { type: 'macro' };
 import { openPostgres, type PostgresStore } from '../src/store/postgres/postgres-store.ts';
@@ -16,7 +16,7 @@ import {
   type User,
 } from '../src/store/store.ts';
 import { eventually } from './support/binary.ts';
-import { atCleanUp } from './support/cleanup.ts';
+import { atCleanUp, tempDir } from './support/cleanup.ts';
 import { freshSchemaUrl } from './support/postgres.ts';
 
 type Backend = 'sqlite' | 'postgres';
@@ -30,6 +30,9 @@ async function open(backend: Backend, url?: string): Promise<Store> {
           pool: 2,
           analyticsIntervalMs: 0,
         });
+  // Closed when its test ends, not when the run does: PostgreSQL allows about a hundred
+  // connections, and the tests of the binary that run after this file need their share.
+  onTestFinished(() => store.close());
   atCleanUp(() => store.close());
   return store;
 }
@@ -229,6 +232,30 @@ describe.each(['sqlite', 'postgres'] as const)('Store contract on %s', (backend)
     ]);
   });
 
+  test('imported clicks keep their time and fields, are counted, and are read back like any', async () => {
+    const store = await open(backend);
+    const [a, b] = [await make(store, 'a'), await make(store, 'b', { createdAt: 6 })];
+    await store.recordClicks([click(a.id, 100)]);
+    const old = Array.from({ length: 5 }, (_, i) => ({
+      ...click(i < 3 ? a.id : b.id, i),
+      createdAt: 1_600_000_000_000 + i,
+    }));
+    await store.importClicks(old);
+    await store.importClicks([]);
+    expect((await store.findLinkDetail('a'))?.clicks).toBe(4);
+    expect((await store.findLinkDetail('b'))?.clicks).toBe(2);
+    const rows = await store.clickRows(a.id, 0, 100);
+    expect(rows.map((r) => r.createdAt)).toEqual([
+      1_795_000_000_100, 1_600_000_000_000, 1_600_000_000_001, 1_600_000_000_002,
+    ]);
+    expect(rows[2]).toMatchObject({ source: 'src1', querySource: 'q1', country: 'FR' });
+    await store.rollUpClicks();
+    expect((await store.clickRows(b.id, 0, 100)).map((r) => r.createdAt)).toEqual([
+      1_600_000_000_003, 1_600_000_000_004,
+    ]);
+    expect((await store.findLinkDetail('a'))?.clicks).toBe(4);
+  });
+
   test('links are inserted in one batch; a code taken before or within it gives undefined', async () => {
     const store = await open(backend);
     await store.createLinks([link('old')]);
@@ -321,6 +348,83 @@ describe.each(['sqlite', 'postgres'] as const)('Store contract on %s', (backend)
     expect(walked.find((l) => l.shortCode === 'c3')?.clicks).toBe(2);
   });
 
+  test('detail chunks walk the same order with every setting, per owner or all', async () => {
+    const store = await open(backend);
+    const ann = (await store.createUser('ann@example.com', 'h'))?.id as number;
+    const kept = await make(store, 'kept', {
+      userId: ann,
+      createdAt: 30,
+      source: 'mail',
+      expiresAt: 9_000,
+      maxClicks: 10,
+      limitedClicks: 4,
+      passwordHash: '$argon2id$v=19$m=1024,t=1,p=1$c2FsdA$aGFzaA',
+    });
+    await make(store, 'plain', { createdAt: 20 });
+    await make(store, 'older', { userId: ann, createdAt: 10 });
+    await store.recordClicks([click(kept.id), click(kept.id, 1)]);
+    const top = { createdAt: Number.MAX_SAFE_INTEGER, id: Number.MAX_SAFE_INTEGER };
+    const first = await store.listLinkDetailsAfter({ owner: null, after: top, limit: 2 });
+    expect(first).toEqual([
+      {
+        id: kept.id,
+        userId: ann,
+        originalUrl: 'https://x.example',
+        shortCode: 'kept',
+        createdAt: 30,
+        clicks: 2,
+        source: 'mail',
+        expiresAt: 9_000,
+        maxClicks: 10,
+        limitedClicks: 4,
+        passwordHash: '$argon2id$v=19$m=1024,t=1,p=1$c2FsdA$aGFzaA',
+      },
+      expect.objectContaining({ shortCode: 'plain', userId: null, limitedClicks: 0 }),
+    ]);
+    const last = first.at(-1) as Link;
+    const rest = await store.listLinkDetailsAfter({
+      owner: null,
+      after: { createdAt: last.createdAt, id: last.id },
+      limit: 2,
+    });
+    expect(rest.map((l) => l.shortCode)).toEqual(['older']);
+    const anns = await store.listLinkDetailsAfter({ owner: ann, after: top, limit: 10 });
+    expect(anns.map((l) => l.shortCode)).toEqual(['kept', 'older']);
+  });
+
+  test('many codes are looked up at once: who holds each, and nothing for free ones', async () => {
+    const store = await open(backend);
+    const ann = (await store.createUser('ann@example.com', 'h'))?.id as number;
+    await make(store, 'taken', { userId: ann, createdAt: 7, originalUrl: 'https://a.example/' });
+    await make(store, 'Taken', { createdAt: 8 });
+    const codes = ['taken', 'free', 'Taken', ...Array.from({ length: 3000 }, (_, i) => `n${i}`)];
+    const held = await store.findLinksByCodes(codes);
+    expect(held.sort((a, b) => a.createdAt - b.createdAt)).toEqual([
+      { shortCode: 'taken', userId: ann, originalUrl: 'https://a.example/', createdAt: 7 },
+      { shortCode: 'Taken', userId: null, originalUrl: 'https://x.example', createdAt: 8 },
+    ]);
+    expect(await store.findLinksByCodes([])).toEqual([]);
+  });
+
+  test('links are found by owner and creation times, no one’s apart from an account’s', async () => {
+    const store = await open(backend);
+    const ann = (await store.createUser('ann@example.com', 'h'))?.id as number;
+    await make(store, 'a1', { userId: ann, createdAt: 1_700_000_000_001 });
+    await make(store, 'a2', { userId: ann, createdAt: 1_700_000_000_002 });
+    await make(store, 'o1', { createdAt: 1_700_000_000_001 });
+    const times = [1_700_000_000_001, 1_700_000_000_003];
+    expect(await store.findLinksCreatedAt(ann, times)).toEqual([
+      {
+        shortCode: 'a1',
+        userId: ann,
+        originalUrl: 'https://x.example',
+        createdAt: 1_700_000_000_001,
+      },
+    ]);
+    expect((await store.findLinksCreatedAt(null, times)).map((l) => l.shortCode)).toEqual(['o1']);
+    expect(await store.findLinksCreatedAt(ann, [])).toEqual([]);
+  });
+
   test('the link quota holds for concurrent batches', async () => {
     const store = await open(backend);
     const ann = (await store.createUser('ann@example.com', 'h'))?.id as number;
@@ -377,6 +481,31 @@ describe.each(['sqlite', 'postgres'] as const)('Store contract on %s', (backend)
     await expect(store.ping()).rejects.toThrow('Database unavailable');
     await expect(store.findLinkByCode('x')).rejects.toThrow('Database unavailable');
     await expect(store.recordClicks([click(1)])).rejects.toThrow('Database unavailable');
+  });
+});
+
+describe('SQLite: a tool importing clicks beside the server', () => {
+  test('imported ids follow every id used, and the server carries on past them, counts exact', async () => {
+    const path = `${tempDir()}/kurz.db`;
+    const server = openSqlite({ path, durability: 'normal', rollup: { intervalMs: 0 } });
+    atCleanUp(() => server.close());
+    const [a] = await server.createLinks([link('a')]);
+    const id = (a as Link).id;
+    await server.recordClicks([click(id, 1), click(id, 2)]);
+    // The tool opened now; the server goes on clicking, and its clicks move to records.
+    const tool = openSqlite({ path, durability: 'normal', rollup: { intervalMs: 0 } });
+    await server.recordClicks([click(id, 3)]);
+    await server.rollUpClicks();
+    await tool.importClicks([click(id, 4), click(id, 5)]);
+    await server.recordClicks([click(id, 6), click(id, 7)]);
+    await tool.close();
+    await server.rollUpClicks();
+    const rows = await server.clickRows(id, 0, 100);
+    expect(rows.map((r) => r.referrer)).toEqual(
+      [1, 2, 3, 4, 5, 6, 7].map((i) => `https://ref.example/${i}`),
+    );
+    expect(new Set(rows.map((r) => r.id)).size).toBe(7);
+    expect((await server.findLinkDetail('a'))?.clicks).toBe(7);
   });
 });
 

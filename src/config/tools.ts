@@ -74,15 +74,21 @@ ${DB_FLAG}
     usage: `Usage:
   kurz export [FILE] [--format jsonl|csv] [--clicks] [--owner EMAIL]
 
-Writes every link to FILE, or to stdout when FILE is - or left out. The format is
---format, else FILE's extension (.csv, .jsonl), else JSON Lines. kurz import reads
-both back.
+Writes every link to FILE, or to stdout when FILE is - or left out: its code, URL,
+creation time, owner's e-mail, source, expiry, click limit, password hash and click
+count. The format is --format, else FILE's extension (.csv), else JSON Lines, whose
+first line says the export's version. kurz import reads both back. A FILE is written
+under a temporary name and renamed when complete, readable by its owner only.
+
+An export holds the hashes of link passwords: keep it as safe as the database.
 
 Flags:
 ${DB_FLAG}
   --format jsonl|csv                   the format (default: from FILE's extension, else jsonl)
-  --clicks                             add each link's click records (JSON Lines only)
+  --clicks                             add each link's click records after it (JSON Lines only)
   --owner EMAIL                        only the links of this account
+
+Safe while kurz serves the same database: links are read a page at a time.
 `,
   },
   import: {
@@ -97,26 +103,41 @@ ${DB_FLAG}
     usage: `Usage:
   kurz import FILE [--from FORMAT] [--owner EMAIL] [--dry-run] [--rename-conflicts]
 
-Reads the links of FILE (- for stdin) into the database, keeping each link's code when
-it is free. Running it again imports nothing new. A bad row is reported with its line
-number and skipped; the others are imported. Ends with a summary: read, imported,
-skipped, conflicts.
+Reads the links of FILE (- for stdin) into the database, keeping each link's code and
+creation time. A link already there (same code, URL and owner) is skipped, so running
+it again imports nothing new. A code held by another link, or one kurz does not allow
+(reserved, too long, other characters), is a conflict: reported with its line and
+skipped, or with --rename-conflicts imported under a new code. A bad row (no URL, a URL
+kurz refuses, a date it cannot read, a wrong number of fields, broken JSON) is
+reported with its line number and skipped; the others are imported. Ends with a
+summary: rows read, imported, skipped, conflicts, bad rows. Exits 0 once the file was
+read, whatever its rows; 1 when it cannot be read or the owner does not exist.
 
-FORMAT is one of (default: recognised from the file's first lines):
-  kurz     kurz export, JSON Lines or CSV
-  yourls   YOURLS: a CSV with keyword, url, title, timestamp, ip, clicks
-  kutt     Kutt: a CSV or JSON of its links (address or id, target, visit_count, created_at)
-  shlink   Shlink: the CSV of "shlink short-url:list --all" or the web client's export
-  bitly    Bitly: the CSV of its link export
+FORMAT is one of (default: recognised from the file's first lines, and said):
+  kurz     kurz export, JSON Lines (with its click records, if exported with --clicks)
+           or CSV; each link goes to the account of its owner's e-mail
+  yourls   YOURLS: its yourls_url table as CSV (keyword, url, title, timestamp, ip,
+           clicks), with or without a header
+  kutt     Kutt: its API's links (/api/v2/links answers, as JSON) or a CSV of them
+           (address, target, created_at, expire_in)
+  shlink   Shlink: the web client's CSV export, the CSV of shlink-importer, or the
+           API's short URLs (JSON), with their validUntil and maxVisits
+  bitly    Bitly: the CSV of its link export (Link, Custom Link, Destination URL or
+           Long URL, Date Created), or its API's bitlinks (JSON)
+Click totals of other shorteners are not turned into clicks.
 
 Flags:
 ${DB_FLAG}
   --from FORMAT                        the file's format (see above)
-  --owner EMAIL                        the account the links are given to (accounts mode;
-                                       without it, the links belong to no one, as in open mode)
+  --owner EMAIL                        the account every link goes to (without it: the
+                                       owners of a kurz export, else no one, as in open mode)
   --dry-run                            read and check everything, report, store nothing
-  --rename-conflicts                   a link whose code is taken by another link gets a new
-                                       code (reported) instead of being skipped
+  --rename-conflicts                   a conflict's link is imported under a new code
+                                       (reported); a second run recognises it by URL and date
+  --blocklist FILE                     refuse targets on this list, as the server does
+
+Safe while kurz serves the same database: links go in batches of one transaction,
+and a serving kurz redirects them at once. A progress bar shows on a terminal.
 `,
   },
 };

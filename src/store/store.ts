@@ -71,6 +71,11 @@ export type NewLink = {
   maxClicks?: number | null;
   passwordHash?: string | null;
   /**
+   * Clicks already counted against maxClicks (0 when absent): an imported link keeps the
+   * room it had left.
+   */
+  limitedClicks?: number;
+  /**
    * The most links `userId` may own, this one included (accounts mode's quota); absent
    * or 0: no limit. Checked in the inserting transaction, so it holds under concurrency.
    */
@@ -132,6 +137,14 @@ export interface LinkChunkQuery {
   limit: number;
 }
 
+/** The link holding a code, as `kurz import` compares it with a row it reads. */
+export interface CodeHolder {
+  shortCode: string;
+  userId: number | null;
+  originalUrl: string;
+  createdAt: number;
+}
+
 /** A link's traffic over a range of days, read from one snapshot. */
 export interface LinkTraffic {
   /** Rolled-up counts of the range's days (values are strings, '' for the human/bot totals). */
@@ -168,6 +181,18 @@ export interface Store extends AccountStore {
    * transaction open between chunks, and costs the same at the end of it as at the start.
    */
   listLinksAfter(query: LinkChunkQuery): Promise<Link[]>;
+  /** The same chunks with every setting of each link, for `kurz export`. */
+  listLinkDetailsAfter(query: LinkChunkQuery): Promise<LinkDetail[]>;
+  /**
+   * The links holding any of `codes`, in one query whatever their number (a batch of
+   * `kurz import`, a few thousand); a code no link holds is left out.
+   */
+  findLinksByCodes(codes: readonly string[]): Promise<CodeHolder[]>;
+  /**
+   * The links of `owner` (null: no one's) made at any of `times` (ms), in one query: how
+   * `kurz import` recognises a row it imported before under a new code.
+   */
+  findLinksCreatedAt(owner: number | null, times: readonly number[]): Promise<CodeHolder[]>;
   findLinkByCode(code: string): Promise<LinkTarget | undefined>;
   /** A link with its count and settings, for GET /api/links/{code} and the owner check. */
   findLinkDetail(code: string): Promise<LinkDetail | undefined>;
@@ -187,6 +212,13 @@ export interface Store extends AccountStore {
    * Limited clicks past their link's max_clicks are not stored and are answered here.
    */
   recordClicks(clicks: readonly Click[]): Promise<RefusedClicks>;
+  /**
+   * Appends clicks of another time (`kurz import` of an export made with --clicks), in
+   * one transaction: counted and rolled up as any click, never refused by a limit (the
+   * link's own limited_clicks says what was counted). Safe while a kurz serving the same
+   * database writes clicks.
+   */
+  importClicks(clicks: readonly Click[]): Promise<void>;
 
   /** A link's day counts in [fromDay, toDay] (UTC days since the epoch), and what is not rolled up. */
   linkTraffic(linkId: number, fromDay: number, toDay: number): Promise<LinkTraffic>;

@@ -22,6 +22,7 @@ import { scheduleRetention } from '../retention.ts';
 import {
   type Click,
   type ClickRow,
+  type CodeHolder,
   type CreatedLink,
   LINK_LIMIT_REACHED,
   type Link,
@@ -448,12 +449,13 @@ export class PostgresStore implements Store {
     const rows: { id: number; short_code: string }[] = await sql`
       WITH added AS (
         INSERT INTO links (user_id, original_url, short_code, source, created_at, expires_at,
-                           max_clicks, password_hash)
+                           max_clicks, limited_clicks, password_hash)
         SELECT * FROM unnest(${links.map((l) => l.userId)}::int[], ${links.map((l) => l.originalUrl)}::text[],
                              ${links.map((l) => l.shortCode)}::text[], ${links.map((l) => l.source)}::text[],
                              ${links.map((l) => l.createdAt)}::bigint[],
                              ${links.map((l) => l.expiresAt ?? null)}::bigint[],
                              ${links.map((l) => l.maxClicks ?? null)}::int[],
+                             ${links.map((l) => l.limitedClicks ?? 0)}::int[],
                              ${links.map((l) => l.passwordHash ?? null)}::text[])
         ON CONFLICT (short_code) DO NOTHING
         RETURNING id, short_code
@@ -517,6 +519,49 @@ export class PostgresStore implements Store {
               ) p`;
       return result?.links ?? [];
     });
+  }
+
+  listLinkDetailsAfter({ owner, after, limit }: LinkChunkQuery): Promise<LinkDetail[]> {
+    return this.run(async () =>
+      owner === null
+        ? await this.client.unsafe(
+            `SELECT ${DETAIL_COLUMNS} FROM links l WHERE (l.created_at, l.id) < ($1, $2)
+               ORDER BY l.created_at DESC, l.id DESC LIMIT $3`,
+            [after.createdAt, after.id, limit],
+          )
+        : await this.client.unsafe(
+            `SELECT ${DETAIL_COLUMNS} FROM links l
+               WHERE l.user_id = $1 AND (l.created_at, l.id) < ($2, $3)
+               ORDER BY l.created_at DESC, l.id DESC LIMIT $4`,
+            [owner, after.createdAt, after.id, limit],
+          ),
+    );
+  }
+
+  /** Codes go in as one array: one statement and one index probe per code, whatever the batch. */
+  findLinksByCodes(codes: readonly string[]): Promise<CodeHolder[]> {
+    return this.run(
+      async () =>
+        await this.client`
+        SELECT short_code AS "shortCode", user_id AS "userId", original_url AS "originalUrl",
+               created_at::float8 AS "createdAt"
+        FROM links WHERE short_code = ANY(${codes}::text[])`,
+    );
+  }
+
+  findLinksCreatedAt(owner: number | null, times: readonly number[]): Promise<CodeHolder[]> {
+    return this.run(async () =>
+      // Two statements rather than IS NOT DISTINCT FROM, which no index serves.
+      owner === null
+        ? this.client`
+              SELECT short_code AS "shortCode", user_id AS "userId",
+                     original_url AS "originalUrl", created_at::float8 AS "createdAt"
+              FROM links WHERE user_id IS NULL AND created_at = ANY(${times}::bigint[])`
+        : this.client`
+              SELECT short_code AS "shortCode", user_id AS "userId",
+                     original_url AS "originalUrl", created_at::float8 AS "createdAt"
+              FROM links WHERE user_id = ${owner} AND created_at = ANY(${times}::bigint[])`,
+    );
   }
 
   findLinkByCode(code: string): Promise<LinkTarget | undefined> {
@@ -601,6 +646,15 @@ export class PostgresStore implements Store {
       });
     }
     return this.run(() => this.client.begin((tx) => this.recordLimited(tx, batch)));
+  }
+
+  /** The same statement as recordClicks: PostgreSQL's sequence and sharded counts serve any writer. */
+  importClicks(batch: readonly Click[]): Promise<void> {
+    if (batch.length === 0) return Promise.resolve();
+    const params = this.clickParams(batch);
+    return this.run(async () => {
+      await this.client.unsafe(RECORD_CLICKS, params);
+    });
   }
 
   /** The parameters of RECORD_CLICKS for a batch. */

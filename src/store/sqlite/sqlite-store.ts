@@ -22,6 +22,7 @@ import { scheduleRetention } from '../retention.ts';
 import {
   type Click,
   type ClickRow,
+  type CodeHolder,
   type CreatedLink,
   LINK_LIMIT_REACHED,
   type Link,
@@ -505,6 +506,75 @@ function clickLog(sqlite: Database) {
 }
 
 /**
+ * Clicks appended by a tool (`kurz import`) while a kurz may be writing the log too. The
+ * first row's id is worked out by its INSERT itself, past every id the log, the records
+ * and the marks have seen: that statement takes the write lock before it reads, so no
+ * commit of the server can come between. The server's next batch then finds its ids
+ * taken and starts past them (see clickLog), so ids still follow commit order, as the
+ * rollup needs.
+ */
+function clickImport(sqlite: Database) {
+  const highest = `(SELECT max(
+       (SELECT coalesce(max(id), 0) FROM clicks),
+       (SELECT coalesce(max(id), 0) FROM click_records),
+       (SELECT coalesce(max(through), 0) FROM click_rollup),
+       (SELECT coalesce(max(through), 0) FROM counts.rollup)))`;
+  const first = sqlite.prepare<
+    { id: number },
+    [number, string | null, string | null, string | null, string | null, number, string | null]
+  >(
+    `INSERT INTO clicks ${CLICK_COLUMNS} VALUES (${highest} + 1, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+  );
+  const next = sqlite.prepare<
+    unknown,
+    [
+      number,
+      number,
+      string | null,
+      string | null,
+      string | null,
+      string | null,
+      number,
+      string | null,
+    ]
+  >(`INSERT INTO clicks ${CLICK_COLUMNS} VALUES ${CLICK_ROW}`);
+  /** Appends a batch in one transaction; returns the id of its last click. */
+  const append = sqlite.transaction((batch: readonly Click[]): number => {
+    const [head, ...rest] = batch as [Click, ...Click[]];
+    const row = first.get(
+      head.linkId,
+      head.source,
+      head.querySource,
+      head.referrer,
+      head.userAgent,
+      head.createdAt,
+      head.country,
+    );
+    let id = (row as { id: number }).id;
+    for (const c of rest) {
+      next.run(
+        ++id,
+        c.linkId,
+        c.source,
+        c.querySource,
+        c.referrer,
+        c.userAgent,
+        c.createdAt,
+        c.country,
+      );
+    }
+    return id;
+  });
+  return {
+    append,
+    finalize() {
+      first.finalize();
+      next.finalize();
+    },
+  };
+}
+
+/**
  * Newest-first pages of links with their click counts, and the totals beside them.
  * The page is cut from the index first, and counts are joined to its rows only, so a
  * large OFFSET skips index entries rather than joining every skipped link.
@@ -541,9 +611,45 @@ function linkChunks(sqlite: Database) {
            l.created_at AS createdAt, ${CLICKS_COLUMN}
     FROM chunk JOIN links l ON l.id = chunk.id ${CLICKS_JOINS}
     ORDER BY l.created_at DESC, l.id DESC`;
+  const details = (where: string) => `${CLICKS_OF_LINKS},
+    chunk AS (SELECT id FROM links WHERE ${where}(created_at, id) < (?, ?)
+              ORDER BY created_at DESC, id DESC LIMIT ?)
+    SELECT l.id, l.user_id AS userId, l.original_url AS originalUrl, l.short_code AS shortCode,
+           l.created_at AS createdAt, l.source, l.expires_at AS expiresAt,
+           l.max_clicks AS maxClicks, l.limited_clicks AS limitedClicks,
+           l.password_hash AS passwordHash, ${CLICKS_COLUMN}
+    FROM chunk JOIN links l ON l.id = chunk.id ${CLICKS_JOINS}
+    ORDER BY l.created_at DESC, l.id DESC`;
   return {
     all: sqlite.prepare<Link, [number, number, number]>(chunk('')),
     ofUser: sqlite.prepare<Link, [number, number, number, number]>(chunk('user_id = ? AND ')),
+    details: sqlite.prepare<LinkDetail, [number, number, number]>(details('')),
+    detailsOfUser: sqlite.prepare<LinkDetail, [number, number, number, number]>(
+      details('user_id = ? AND '),
+    ),
+  };
+}
+
+/**
+ * The links holding codes, or made at given times, for `kurz import`: a whole batch's
+ * values go in as one JSON array (json_each), so one statement serves any batch size.
+ * Each value is a probe of the code's unique index, or of links_user_newest.
+ */
+function codeHolders(sqlite: Database) {
+  const columns = `short_code AS shortCode, user_id AS userId, original_url AS originalUrl,
+    created_at AS createdAt`;
+  return {
+    byCodes: sqlite.prepare<CodeHolder, [string]>(
+      `SELECT ${columns} FROM links WHERE short_code IN (SELECT value FROM json_each(?))`,
+    ),
+    ownersAt: sqlite.prepare<CodeHolder, [number, string]>(
+      `SELECT ${columns} FROM links
+       WHERE user_id = ? AND created_at IN (SELECT value FROM json_each(?))`,
+    ),
+    noOnesAt: sqlite.prepare<CodeHolder, [string]>(
+      `SELECT ${columns} FROM links
+       WHERE user_id IS NULL AND created_at IN (SELECT value FROM json_each(?))`,
+    ),
   };
 }
 
@@ -650,6 +756,8 @@ export class SqliteStore implements Store {
   private readonly q;
   private readonly lists: ReturnType<typeof linkLists>;
   private chunks: ReturnType<typeof linkChunks> | undefined;
+  private holders: ReturnType<typeof codeHolders> | undefined;
+  private imports: ReturnType<typeof clickImport> | undefined;
   private readonly clicks: ReturnType<typeof clickLog>;
   private readonly manage: ReturnType<typeof linkManagement>;
   private readonly accounts: ReturnType<typeof sqliteAccounts>;
@@ -702,6 +810,7 @@ export class SqliteStore implements Store {
             createdAt: p('createdAt'),
             expiresAt: p('expiresAt'),
             maxClicks: p('maxClicks'),
+            limitedClicks: p('limitedClicks'),
             passwordHash: p('passwordHash'),
           })
           .onConflictDoNothing({ target: links.shortCode })
@@ -769,6 +878,7 @@ export class SqliteStore implements Store {
           ...link,
           expiresAt: link.expiresAt ?? null,
           maxClicks: link.maxClicks ?? null,
+          limitedClicks: link.limitedClicks ?? 0,
           passwordHash: link.passwordHash ?? null,
         });
         return row && { ...row, clicks: 0 };
@@ -888,6 +998,30 @@ export class SqliteStore implements Store {
     });
   }
 
+  listLinkDetailsAfter({ owner, after, limit }: LinkChunkQuery): Promise<LinkDetail[]> {
+    return this.guard(() => {
+      this.chunks ??= linkChunks(this.sqlite);
+      return owner === null
+        ? this.chunks.details.all(after.createdAt, after.id, limit)
+        : this.chunks.detailsOfUser.all(owner, after.createdAt, after.id, limit);
+    });
+  }
+
+  findLinksByCodes(codes: readonly string[]): Promise<CodeHolder[]> {
+    return this.guard(() => {
+      this.holders ??= codeHolders(this.sqlite);
+      return this.holders.byCodes.all(JSON.stringify(codes));
+    });
+  }
+
+  findLinksCreatedAt(owner: number | null, times: readonly number[]): Promise<CodeHolder[]> {
+    return this.guard(() => {
+      this.holders ??= codeHolders(this.sqlite);
+      const at = JSON.stringify(times);
+      return owner === null ? this.holders.noOnesAt.all(at) : this.holders.ownersAt.all(owner, at);
+    });
+  }
+
   findLinkByCode(code: string): Promise<LinkTarget | undefined> {
     return this.guard(() => this.q.linkByCode.get({ code }));
   }
@@ -917,6 +1051,15 @@ export class SqliteStore implements Store {
       const { stored, last, refused } = this.appendLimited(batch);
       if (stored.length > 0) this.rollup.committed(stored, last);
       return refused;
+    });
+  }
+
+  importClicks(batch: readonly Click[]): Promise<void> {
+    if (batch.length === 0) return Promise.resolve();
+    return this.guardWrite(() => {
+      this.imports ??= clickImport(this.sqlite);
+      const last = this.imports.append(batch);
+      this.rollup.committed(batch, last);
     });
   }
 
@@ -1048,6 +1191,8 @@ export class SqliteStore implements Store {
       this.manage.finalize();
       this.accounts.finalize();
       for (const statement of Object.values(this.chunks ?? {})) statement.finalize();
+      for (const statement of Object.values(this.holders ?? {})) statement.finalize();
+      this.imports?.finalize();
       this.clicks.finalize();
       this.sqlite.run('PRAGMA main.wal_checkpoint(TRUNCATE)');
       this.sqlite.run('PRAGMA counts.wal_checkpoint(TRUNCATE)');

@@ -1,0 +1,107 @@
+// kurz's own export: what each line of JSON Lines (or each CSV row) holds, versioned so
+// that a later kurz still reads the files of this one. Everything that makes a link is
+// in it, its password's hash too: an export is as sensitive as the database.
+
+import type { ClickRow } from '../analytics/fold.ts';
+import type { LinkDetail } from '../store/store.ts';
+import { VERSION } from '../version.ts';
+
+/**
+ * The shape's version, in the first line of JSON Lines. Raised when a field changes
+ * meaning or is removed; new fields may be added without it (readers ignore unknown ones).
+ */
+export const EXPORT_VERSION = 1;
+
+/** The first line of a JSON Lines export. */
+export interface ExportHeader {
+  kurz_export: number;
+  kurz_version: string;
+  exported_at: string;
+  /** Whether click lines follow each link's line. */
+  clicks: boolean;
+}
+
+/** A link's line: everything needed to make the link again. */
+export interface LinkRecord {
+  code: string;
+  url: string;
+  created_at: string;
+  /** The owner's e-mail; null: the link belongs to no one (open mode's links). */
+  owner: string | null;
+  source: string | null;
+  expires_at: string | null;
+  max_clicks: number | null;
+  /** Clicks already counted against max_clicks. */
+  limited_clicks: number;
+  /** The argon2id hash of the link's password (never the password); null: none. */
+  password_hash: string | null;
+  /** All-time clicks, for the reader's information: importing does not invent clicks. */
+  clicks: number;
+}
+
+/** A click record's line (with --clicks), after its link's line. */
+export interface ClickRecord {
+  /** The code of the link clicked, as in its link's line. */
+  click: string;
+  at: string;
+  source: string | null;
+  query_source: string | null;
+  referrer: string | null;
+  user_agent: string | null;
+  country: string | null;
+}
+
+/** The CSV export's columns, in order: a link's fields under the same names. */
+export const CSV_COLUMNS = [
+  'code',
+  'url',
+  'created_at',
+  'owner',
+  'source',
+  'expires_at',
+  'max_clicks',
+  'limited_clicks',
+  'password_hash',
+  'clicks',
+] as const satisfies readonly (keyof LinkRecord)[];
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export function exportHeader(clicks: boolean, now = Date.now()): ExportHeader {
+  return { kurz_export: EXPORT_VERSION, kurz_version: VERSION, exported_at: iso(now), clicks };
+}
+
+export function linkRecord(link: LinkDetail, owner: string | null): LinkRecord {
+  return {
+    code: link.shortCode,
+    url: link.originalUrl,
+    created_at: iso(link.createdAt),
+    owner,
+    source: link.source,
+    expires_at: link.expiresAt === null ? null : iso(link.expiresAt),
+    max_clicks: link.maxClicks,
+    limited_clicks: link.maxClicks === null ? 0 : link.limitedClicks,
+    password_hash: link.passwordHash,
+    clicks: link.clicks,
+  };
+}
+
+export function clickRecord(code: string, row: ClickRow): ClickRecord {
+  return {
+    click: code,
+    at: iso(row.createdAt),
+    source: row.source,
+    query_source: row.querySource,
+    referrer: row.referrer,
+    user_agent: row.userAgent,
+    country: row.country,
+  };
+}
+
+/** A link's record as CSV values, in CSV_COLUMNS' order; null is an empty field. */
+export function csvValues(record: LinkRecord): string[] {
+  return CSV_COLUMNS.map((column) => {
+    const value = record[column];
+    return value === null ? '' : String(value);
+  });
+}
