@@ -35,6 +35,14 @@ export const Messages = {
   maxClicksRule: 'max_clicks must be a whole number from 1 to 1000000000',
   linkPasswordRule: 'password must be a string of 1 to 128 characters',
   statsRange: 'from and to must be dates (YYYY-MM-DD), from not after to, at most 366 days apart',
+  webhookScheme: 'Webhook URL must start with https://',
+  webhookSchemePrivate: 'Webhook URL must start with http:// or https://',
+  webhookCredentials: 'Webhook URL must not contain a user name or password',
+  webhookPrivate: 'Webhook URL must point to a public address',
+  webhookUnresolved: 'Webhook URL host cannot be resolved',
+  webhookEvents:
+    'events must be a non-empty list of link.created, link.updated, link.deleted, clicks',
+  webhookLimit: 'Webhook limit reached',
 } as const;
 
 export type Message = (typeof Messages)[keyof typeof Messages];

@@ -8,13 +8,18 @@ import { eq, sql } from 'drizzle-orm';
 import { type BunSQLiteDatabase, drizzle } from 'drizzle-orm/bun-sqlite';
 import { StoreUnavailableError } from '../../domain/errors.ts';
 import { consoleLogger, type Logger } from '../../logger.ts';
+import type { DeliveryType } from '../../webhooks/payloads.ts';
 import { shareLimits } from '../click-limits.ts';
 import { applyChanges } from '../link-changes.ts';
+import { createdDetail } from '../outbox.ts';
 import { scheduleRetention } from '../retention.ts';
 import {
   type Click,
   type ClickRow,
   type CreatedLink,
+  type DeliveryOutcome,
+  type DeliveryRecord,
+  type DueDelivery,
   LINK_LIMIT_REACHED,
   type Link,
   type LinkChanges,
@@ -25,10 +30,13 @@ import {
   type LinkTarget,
   type LinkTraffic,
   type NewLink,
+  type NewWebhook,
   type RefusedClicks,
   type Store,
   type User,
   type UserWithHash,
+  type WEBHOOK_LIMIT_REACHED,
+  type Webhook,
 } from '../store.ts';
 import { reconcileCounts, SqliteAnalytics } from './analytics.ts';
 import {
@@ -43,6 +51,7 @@ import {
 import type { MaintenanceMessage } from './maintenance.ts';
 import { applyMigrations } from './migrate.ts';
 import * as schema from './schema.ts';
+import { type SqliteWebhooks, sqliteWebhooks } from './webhooks.ts';
 import { WriteGuard } from './write-guard.ts';
 
 const { users, links, settings } = schema;
@@ -549,7 +558,7 @@ const DETAIL_COLUMNS = `l.id, l.user_id AS userId, l.original_url AS originalUrl
  * stay (a few bytes; ids are never reused): writing that file here would wait on the
  * rollup's open transaction there.
  */
-function linkManagement(sqlite: Database) {
+function linkManagement(sqlite: Database, hooks: SqliteWebhooks) {
   const byCode = sqlite.prepare<LinkDetail, [string]>(
     `SELECT ${DETAIL_COLUMNS} FROM links l WHERE l.short_code = ?`,
   );
@@ -583,12 +592,15 @@ function linkManagement(sqlite: Database) {
         next.passwordHash,
         id,
       );
+      hooks.linkEvent('link.updated', next, Date.now());
       return next;
     }),
     remove: sqlite.transaction((id: number): boolean => {
-      const [link, ...rest] = removals;
-      if ((link as (typeof removals)[number]).run(id).changes === 0) return false;
-      for (const statement of rest) statement.run(id);
+      // Read first: a webhook is told of the link as it was.
+      const gone = byId.get(id);
+      if (gone === null) return false;
+      hooks.linkEvent('link.deleted', gone, Date.now());
+      for (const statement of removals) statement.run(id);
       return true;
     }),
     finalize() {
@@ -641,6 +653,10 @@ export class SqliteStore implements Store {
   private readonly clicks: ReturnType<typeof clickLog>;
   private readonly manage: ReturnType<typeof linkManagement>;
   private readonly appendLimited: (batch: readonly Click[]) => LimitedAppend;
+  private readonly hooks: SqliteWebhooks;
+  /** The batch and the outbox messages of the webhooks that want clicks, in one transaction. */
+  private readonly appendReported: (batch: readonly Click[]) => number;
+  private readonly appendLimitedReported: (batch: readonly Click[]) => LimitedAppend;
   private readonly readPage: (query: LinkQuery) => LinkPage;
   private readonly insertLinks: (batch: readonly NewLink[]) => CreatedLink[];
   private closed = false;
@@ -737,15 +753,29 @@ export class SqliteStore implements Store {
     });
     const q = this.q;
     this.clicks = clickLog(sqlite);
-    this.manage = linkManagement(sqlite);
+    const hooks = sqliteWebhooks(sqlite);
+    this.hooks = hooks;
+    this.manage = linkManagement(sqlite, hooks);
     this.appendLimited = limitedClickLog(sqlite, this.clicks.append);
+    this.appendReported = sqlite.transaction((batch: readonly Click[]): number => {
+      const last = this.clicks.append(batch);
+      hooks.clicks(batch, Date.now());
+      return last;
+    });
+    this.appendLimitedReported = sqlite.transaction((batch: readonly Click[]): LimitedAppend => {
+      const appended = this.appendLimited(batch);
+      if (appended.stored.length > 0) hooks.clicks(appended.stored, Date.now());
+      return appended;
+    });
     this.lists = linkLists(sqlite);
     const lists = this.lists;
 
     // The quota is read from link_totals inside the inserting transaction (its triggers
     // count each insert at once), so concurrent creates cannot pass it together.
-    this.insertLinks = sqlite.transaction((batch: readonly NewLink[]) =>
-      batch.map((link): CreatedLink => {
+    this.insertLinks = sqlite.transaction((batch: readonly NewLink[]) => {
+      const reported = hooks.wants('link.created');
+      const now = Date.now();
+      return batch.map((link): CreatedLink => {
         const limit = link.ownerLimit ?? 0;
         if (limit > 0 && link.userId !== null) {
           const owned = lists.totalOfUser.get(link.userId)?.n ?? 0;
@@ -757,9 +787,10 @@ export class SqliteStore implements Store {
           maxClicks: link.maxClicks ?? null,
           passwordHash: link.passwordHash ?? null,
         });
+        if (row && reported) hooks.linkEvent('link.created', createdDetail(link, row.id), now);
         return row && { ...row, clicks: 0 };
-      }),
-    );
+      });
+    });
 
     // A page and its total are read in one transaction, so they agree with each other.
     this.readPage = sqlite.transaction(({ owner, limit, offset }: LinkQuery): LinkPage => {
@@ -859,13 +890,18 @@ export class SqliteStore implements Store {
     return this.guardWrite(() => {
       let limited = false;
       for (let i = 0; i < batch.length; i++) if ((batch[i] as Click).limited) limited = true;
+      // Asked in this synchronous run, before the batch's transaction: nothing else of
+      // this process can register a webhook in between, and no other process writes.
+      const reported = this.hooks.wants('clicks');
       if (!limited) {
-        const last = this.clicks.append(batch);
+        const last = reported ? this.appendReported(batch) : this.clicks.append(batch);
         // Only once committed: the rollup counts what the log holds.
         this.rollup.committed(batch, last);
         return undefined;
       }
-      const { stored, last, refused } = this.appendLimited(batch);
+      const { stored, last, refused } = reported
+        ? this.appendLimitedReported(batch)
+        : this.appendLimited(batch);
       if (stored.length > 0) this.rollup.committed(stored, last);
       return refused;
     });
@@ -938,6 +974,54 @@ export class SqliteStore implements Store {
     });
   }
 
+  createWebhook(hook: NewWebhook, limit: number): Promise<Webhook | typeof WEBHOOK_LIMIT_REACHED> {
+    return this.guardWrite(() => this.hooks.create(hook, limit));
+  }
+
+  listWebhooks(owner: number | null): Promise<Webhook[]> {
+    return this.guard(() => this.hooks.list(owner));
+  }
+
+  findWebhook(id: number, owner: number | null): Promise<Webhook | undefined> {
+    return this.guard(() => this.hooks.find(id, owner));
+  }
+
+  deleteWebhook(id: number, owner: number | null): Promise<boolean> {
+    return this.guardWrite(() => this.hooks.remove(id, owner));
+  }
+
+  listDeliveries(webhookId: number, limit: number): Promise<DeliveryRecord[]> {
+    return this.guard(() => this.hooks.deliveries(webhookId, limit));
+  }
+
+  addDelivery(
+    webhookId: number,
+    type: DeliveryType,
+    payload: string,
+    now: number,
+  ): Promise<DeliveryRecord> {
+    return this.guardWrite(() => this.hooks.add(webhookId, type, payload, now));
+  }
+
+  claimDeliveries(now: number, limit: number, leaseMs: number): Promise<DueDelivery[]> {
+    return this.guardWrite(() => this.hooks.claim(now, limit, leaseMs));
+  }
+
+  finishDelivery(outcome: DeliveryOutcome): Promise<void> {
+    return this.guardWrite(() => this.hooks.finish(outcome));
+  }
+
+  pruneDeliveries(before: number): Promise<number> {
+    return this.guardWrite(() => {
+      let removed = 0;
+      for (;;) {
+        const n = this.hooks.prune(before, RETENTION_SLICE);
+        removed += n;
+        if (n < RETENTION_SLICE) return removed;
+      }
+    });
+  }
+
   /** One process owns a SQLite database: no other instance changes its links. */
   watchLinks(): () => void {
     return () => {};
@@ -971,6 +1055,7 @@ export class SqliteStore implements Store {
       }
       for (const statement of Object.values(this.lists)) statement.finalize();
       this.manage.finalize();
+      this.hooks.finalize();
       for (const statement of Object.values(this.chunks ?? {})) statement.finalize();
       this.clicks.finalize();
       this.sqlite.run('PRAGMA main.wal_checkpoint(TRUNCATE)');
