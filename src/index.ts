@@ -12,6 +12,8 @@ import { describeDatabase } from './store/database-url.ts';
 import { openStore } from './store/open.ts';
 import type { Store } from './store/store.ts';
 import { VERSION } from './version.ts';
+import { WebhookDispatcher } from './webhooks/dispatcher.ts';
+import { systemResolve } from './webhooks/targets.ts';
 
 async function main(argv: string[]): Promise<number> {
   let command: ReturnType<typeof parseCommandLine>;
@@ -163,6 +165,12 @@ async function serve(config: Config): Promise<number> {
   });
   const writers = createWriters(store, log);
   let baseUrl = config.baseUrl;
+  const webhooks = new WebhookDispatcher({
+    store,
+    baseUrl: () => baseUrl ?? '',
+    log,
+    policy: { allowPrivate: config.webhookAllowPrivate, resolve: systemResolve },
+  });
   const app = createApp({
     baseUrl: () => baseUrl ?? '',
     mode: config.mode,
@@ -177,6 +185,7 @@ async function serve(config: Config): Promise<number> {
     blocklist: () => blocklist,
     maxLinksPerUser: config.maxLinksPerUser,
     adminToken: config.adminToken,
+    webhooks,
   });
   app.listen({
     hostname: config.host,
@@ -205,6 +214,8 @@ async function serve(config: Config): Promise<number> {
     const { path, list } = config.blocklist;
     log.info(`kurz: blocklist ${path} has ${list.domains.size} domains`);
   }
+  // Messages left in the outbox by an earlier run (a crash, a restart) go out now.
+  webhooks.start();
 
   return new Promise((resolve) => {
     let stopping = false;
@@ -227,8 +238,9 @@ async function serve(config: Config): Promise<number> {
         await server.stop(true);
       }
       clearTimeout(timer);
-      // Then every pending click and link is committed before the database closes.
-      await drainWriters(writers);
+      // Then every pending click and link is committed before the database closes; the
+      // webhook calls in flight are left, to be sent again (their messages stay in the outbox).
+      await Promise.all([drainWriters(writers), webhooks.stop()]);
       await closeStore(store);
       resolve(0);
     };

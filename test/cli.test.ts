@@ -41,6 +41,7 @@ describe('command line', () => {
       minFreeDiskBytes: 64 * 1024 * 1024,
       adminToken: undefined,
       clickRetentionDays: 0,
+      webhookAllowPrivate: false,
     });
   });
 
@@ -73,6 +74,7 @@ describe('command line', () => {
       KURZ_RATE_LINK_PASSWORD: '2/h',
       KURZ_ADMIN_TOKEN: 'a'.repeat(32),
       KURZ_CLICK_RETENTION_DAYS: '90',
+      KURZ_WEBHOOK_ALLOW_PRIVATE: 'on',
     };
     expect(config([], env)).toEqual({
       mode: 'open',
@@ -106,6 +108,7 @@ describe('command line', () => {
       minFreeDiskBytes: 1e9,
       adminToken: 'a'.repeat(32),
       clickRetentionDays: 90,
+      webhookAllowPrivate: true,
     });
     expect(config(['--mode', 'accounts', '--port=9000'], env)).toMatchObject({
       mode: 'accounts',
@@ -255,6 +258,7 @@ describe('command line', () => {
       '--rate-create must be N/WINDOW, e.g. 10/min, 30/10min or 100/h (got "0/min")',
     ],
     [['--rate-limits', 'maybe'], '--rate-limits must be on or off (got "maybe")'],
+    [['--webhook-allow-private', 'yes'], '--webhook-allow-private must be on or off (got "yes")'],
     [
       ['--trusted-proxies', '10.0.0.0/33'],
       '--trusted-proxies must be addresses or CIDR blocks separated by commas (got "10.0.0.0/33")',

@@ -66,6 +66,8 @@ export interface Config {
   adminToken: string | undefined;
   /** Days raw click records are kept (daily rollups stay); 0 keeps them forever. */
   clickRetentionDays: number;
+  /** Webhooks may call http:// URLs and private, loopback and link-local addresses. */
+  webhookAllowPrivate: boolean;
 }
 
 const MINUTE = 60_000;
@@ -93,6 +95,7 @@ export const DEFAULTS = {
   maxLinksPerUser: 100_000,
   minFreeDiskBytes: 64 * 1024 * 1024,
   clickRetentionDays: 0,
+  webhookAllowPrivate: false,
 } as const satisfies Partial<Config>;
 
 /** A fresh, complete configuration with every default (lists and limits are new copies). */
