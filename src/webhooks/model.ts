@@ -17,11 +17,12 @@ import { messageId } from './payloads.ts';
 // The URL rule differs with --webhook-allow-private: one format for each.
 const httpsUrl = ruleFormat('kurz-webhook-url', (value) => parseWebhookUrl(value, false), {
   maxLength: WEBHOOK_URL_MAX_LENGTH,
-  pattern: '^https://[^\\s/?#@]\\S*$',
+  // The scheme, then an authority with a host and no user-info; no whitespace anywhere.
+  pattern: '^https://[^\\s/?#@\\\\]+(?:[/?#]\\S*)?$',
 });
 const anyUrl = ruleFormat('kurz-webhook-url-private', (value) => parseWebhookUrl(value, true), {
   maxLength: WEBHOOK_URL_MAX_LENGTH,
-  pattern: '^https?://[^\\s/?#@]\\S*$',
+  pattern: '^https?://[^\\s/?#@\\\\]+(?:[/?#]\\S*)?$',
 });
 
 /** The body of POST /api/webhooks; the URL's rule depends on whether private targets are allowed. */
@@ -30,7 +31,7 @@ export function webhookBody(allowPrivate: boolean) {
     parseWebhookUrl(body.url, allowPrivate);
     parseWebhookEvents(body.events);
   });
-  const Event = t.UnionEnum(WEBHOOK_EVENTS, { error });
+  const Event = t.UnionEnum(WEBHOOK_EVENTS, { error, default: undefined });
   return t.Object(
     {
       url: t.String({
@@ -57,10 +58,13 @@ export function webhookBody(allowPrivate: boolean) {
   );
 }
 
+/** Elysia gives an enum its first value as `default`, which the document would show as one. */
+const NO_DEFAULT = { default: undefined };
+
 const webhookFields = {
   id: Type.Integer(),
   url: t.String({ description: 'Where events are POSTed, as given.' }),
-  events: t.Array(t.UnionEnum(WEBHOOK_EVENTS), { description: 'What it is told of.' }),
+  events: t.Array(t.UnionEnum(WEBHOOK_EVENTS, NO_DEFAULT), { description: 'What it is told of.' }),
   created_at: t.String({ format: 'date-time' }),
 };
 
@@ -86,10 +90,11 @@ export const DeliverySchema = t.Object(
     message_id: t.String({
       description: 'The `webhook-id` header of its calls, the same on every attempt.',
     }),
-    type: t.UnionEnum([...WEBHOOK_EVENTS, 'ping']),
+    type: t.UnionEnum([...WEBHOOK_EVENTS, 'ping'], NO_DEFAULT),
     created_at: t.String({ format: 'date-time', description: 'When the event happened.' }),
     attempts: Type.Integer({ minimum: 0 }),
     status: t.UnionEnum(['pending', 'delivered', 'failed'], {
+      ...NO_DEFAULT,
       description: '`failed`: given up, a day after the event.',
     }),
     last_status: t.Union([Type.Integer(), t.Null()], {
