@@ -186,6 +186,8 @@ describe('command line', () => {
     ]) {
       expect(general).toContain(`kurz ${name}`);
     }
+    expect(general).toContain('--webhook-allow-private on|off');
+    expect(general).toContain('KURZ_WEBHOOK_ALLOW_PRIVATE');
     expect(help(['serve', '--help'])).toBe(general);
     expect(help(['copy', '--help'])).toContain('kurz copy --from SOURCE --to TARGET');
     expect(help(['user', 'add', '--help'])).toContain('kurz user passwd EMAIL');

@@ -374,8 +374,8 @@ Network and browsers:
 
 Webhooks:
   --webhook-allow-private on|off
-                            KURZ_WEBHOOK_ALLOW_PRIVATE  webhooks may also call http:// URLs and private,
-                                             loopback and link-local addresses, e.g. a receiver at home (default off)
+                            KURZ_WEBHOOK_ALLOW_PRIVATE  let webhooks call http:// URLs and private, loopback
+                                                        and link-local addresses, e.g. a receiver at home (default off)
 `;
 
 /** Reads argv (without the executable) and the environment; throws ConfigError on bad input. */
