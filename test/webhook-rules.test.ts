@@ -6,7 +6,7 @@
 import { describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
 import { isPublicAddress } from '../src/net/public-address.ts';
-import { DEFAULT_SCHEDULE, nextAttemptAt } from '../src/webhooks/dispatcher.ts';
+import { DEFAULT_SCHEDULE, errorText, nextAttemptAt } from '../src/webhooks/dispatcher.ts';
 import { signature } from '../src/webhooks/signature.ts';
 import {
   pinnedTarget,
@@ -243,6 +243,21 @@ describe('retries', () => {
     // The default: 5 s first, an hour at most, for a day.
     expect(DEFAULT_SCHEDULE).toEqual({ firstMs: 5000, maxMs: 3_600_000, giveUpMs: 86_400_000 });
     expect(nextAttemptAt(0, 40, 86_000_000, DEFAULT_SCHEDULE)).toBeNull();
+  });
+});
+
+describe('what a failed attempt says', () => {
+  test("a URL in an error is cut to its origin: a receiver's path may hold its own secret", () => {
+    const error = new TypeError(
+      'ERR_TLS_CERT_ALTNAME_INVALID fetching "https://hooks.example:8443/in/T0KEN?key=s3cret#x"',
+    );
+    expect(errorText(error)).toBe(
+      'ERR_TLS_CERT_ALTNAME_INVALID fetching "https://hooks.example:8443"',
+    );
+    expect(errorText(new Error('refused', { cause: new Error('at http://10.0.0.1/a/b c') }))).toBe(
+      'refused (at http://10.0.0.1 c)',
+    );
+    expect(errorText('plain')).toBe('plain');
   });
 });
 

@@ -214,7 +214,7 @@ describe.each(MODES)('%s mode: registering webhooks', (mode) => {
 
   test('an id that is not one, or of no webhook, is 404', async () => {
     const { remove, deliveries, ping } = await setup(mode);
-    for (const id of ['0', 'abc', '99999', '1.5', '-1', '99999999999']) {
+    for (const id of ['0', 'abc', '99999', '1.5', '-1', '2147483648', '9999999999', '1e3']) {
       for (const reply of [await remove(id), await deliveries(id), await ping(id)]) {
         expect({ status: reply.status, body: reply.json }).toEqual({
           status: 404,
@@ -409,7 +409,7 @@ describe.each(MODES)('%s mode: delivery', (mode) => {
 
   test('clicks arrive in batches: 50 clicks, far fewer calls, each click exactly once', async () => {
     const receiver = Receiver.start();
-    const { app, client, register } = await setup(mode, { webhooks: {} });
+    const { app, client, token: adminOrOwner, register } = await setup(mode, { webhooks: {} });
     await hooked(register, receiver, ['clicks']);
     await client.link('https://example.com/', { custom_code: 'busy' });
     const replies = await Promise.all(
@@ -427,6 +427,14 @@ describe.each(MODES)('%s mode: delivery', (mode) => {
     expect(referrers.sort()).toEqual(
       Array.from({ length: 50 }, (_, i) => `https://ref.example/${i}`).sort(),
     );
+    // Each click's moment is its record's, to the millisecond.
+    const link = (await app.get('/api/links/busy', { token: adminOrOwner })).json;
+    const records = await app.clickRecords(link.id);
+    expect(
+      clicks()
+        .map((click) => click.at)
+        .sort(),
+    ).toEqual(records.map((record) => new Date(record.created_at).toISOString()).sort());
     expect(receiver.calls.length).toBeLessThanOrEqual(5);
   });
 

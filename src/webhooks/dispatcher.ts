@@ -150,7 +150,7 @@ export class WebhookDispatcher {
       try {
         due = await this.store.claimDeliveries(Date.now(), room, this.timeoutMs + LEASE_MARGIN_MS);
       } catch (error) {
-        this.faults.error(`kurz: webhook deliveries wait: ${describe(error)}`);
+        this.faults.error(`kurz: webhook deliveries wait: ${errorText(error)}`);
         return;
       }
       for (const message of due) this.send(message);
@@ -162,7 +162,7 @@ export class WebhookDispatcher {
     const controller = new AbortController();
     const sent: Promise<void> = this.attempt(message, controller.signal)
       .then((outcome) => (outcome === undefined ? undefined : this.record(message, outcome)))
-      .catch((error) => this.faults.error(`kurz: webhook delivery failed: ${describe(error)}`))
+      .catch((error) => this.faults.error(`kurz: webhook delivery failed: ${errorText(error)}`))
       .finally(() => {
         this.sending.delete(sent);
         // Room for another.
@@ -234,7 +234,7 @@ export class WebhookDispatcher {
       if (stopped.aborted) return undefined;
       if (error instanceof TargetRefused) return outcome(null, `refused: ${error.reason}`);
       if (deadline.aborted) return outcome(null, `no answer within ${this.timeoutMs / 1000} s`);
-      return outcome(null, describe(error));
+      return outcome(null, errorText(error));
     }
   }
 }
@@ -269,10 +269,14 @@ async function startOf(response: Response, chars: number): Promise<string> {
   return text.slice(0, chars).replace(/\s+/g, ' ').trim();
 }
 
-function describe(error: unknown): string {
-  if (error instanceof Error) {
-    const cause = error.cause instanceof Error ? ` (${error.cause.message})` : '';
-    return `${error.message}${cause}`;
-  }
-  return String(error);
+/**
+ * An error in words, with any URL in it cut to its origin: a webhook's path or query may
+ * hold its receiver's own secret, which must not reach the log.
+ */
+export function errorText(error: unknown): string {
+  const text =
+    error instanceof Error
+      ? `${error.message}${error.cause instanceof Error ? ` (${error.cause.message})` : ''}`
+      : String(error);
+  return text.replace(/\b(https?:\/\/[^\s"'/?#]+)[^\s"']*/g, '$1');
 }

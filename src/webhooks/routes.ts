@@ -27,6 +27,9 @@ import {
 import { newWebhookSecret } from './signature.ts';
 import { checkTarget } from './targets.ts';
 
+/** Ids are 32-bit integers (PostgreSQL's integer): a larger one names no webhook. */
+const MAX_ID = 2_147_483_647;
+
 /** Deliveries GET /api/webhooks/{id}/deliveries shows, newest first. */
 export const RECENT_DELIVERIES = 100;
 
@@ -56,9 +59,10 @@ export function webhookRoutes(options: WebhookRoutesOptions) {
 
   /** The caller's webhook of the id in the path, or 404. */
   async function ownWebhook(id: string, owner: number | null): Promise<Webhook> {
-    const webhook = /^[1-9]\d{0,9}$/.test(id)
-      ? await store.findWebhook(Number(id), owner)
-      : undefined;
+    const webhook =
+      /^[1-9]\d{0,9}$/.test(id) && Number(id) <= MAX_ID
+        ? await store.findWebhook(Number(id), owner)
+        : undefined;
     if (webhook === undefined) throw notFound();
     return webhook;
   }
