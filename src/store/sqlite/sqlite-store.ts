@@ -405,6 +405,11 @@ function pruneRecords(analytics: SqliteAnalytics, days: number, log: Logger): ()
   };
 }
 
+/** Work done inside a click batch's transaction, after its rows. */
+type Also = () => void;
+/** Puts the clicks of a batch in the outbox of the webhooks that want them. */
+type ReportClicks = (clicks: readonly Click[]) => void;
+
 /** Click rows per multi-row INSERT: one statement run for many rows is ~30% cheaper. */
 const CLICK_CHUNK = 16;
 const CLICK_COLUMNS =
@@ -439,7 +444,7 @@ function clickLog(sqlite: Database) {
   const values: (string | number | null)[] = new Array(CLICK_CHUNK * CLICK_FIELDS);
   // A deferred transaction: IMMEDIATE would also lock the attached counts database,
   // which the maintenance thread writes.
-  const insert = sqlite.transaction((batch: readonly Click[], first: number): void => {
+  const insert = sqlite.transaction((batch: readonly Click[], first: number, also?: Also): void => {
     let id = first;
     let i = 0;
     for (; i + CLICK_CHUNK <= batch.length; i += CLICK_CHUNK) {
@@ -472,12 +477,16 @@ function clickLog(sqlite: Database) {
         c.country,
       );
     }
+    also?.();
   });
-  /** Appends a batch in one transaction; returns the id of its last click. */
-  const append = (batch: readonly Click[]): number => {
+  /**
+   * Appends a batch in one transaction, with `also` (the outbox's messages) in it;
+   * returns the id of its last click.
+   */
+  const append = (batch: readonly Click[], also?: Also): number => {
     let first = next;
     try {
-      insert(batch, first);
+      insert(batch, first, also);
     } catch (error) {
       // Rows written by something else than this store (a tool, an old kurz) took the
       // ids: start past them.
@@ -485,7 +494,7 @@ function clickLog(sqlite: Database) {
         throw error;
       }
       first = nextFree();
-      insert(batch, first);
+      insert(batch, first, also);
     }
     // Only once committed: a batch rolled back leaves its ids to the next one.
     next = first + batch.length;
@@ -625,22 +634,22 @@ interface LimitedAppend {
  */
 function limitedClickLog(
   sqlite: Database,
-  append: (batch: readonly Click[]) => number,
-): (batch: readonly Click[]) => LimitedAppend {
+  append: (batch: readonly Click[], also?: Also) => number,
+): (batch: readonly Click[], report?: ReportClicks) => LimitedAppend {
   const limitOf = sqlite.prepare<{ max: number | null; used: number }, [number]>(
     'SELECT max_clicks AS max, limited_clicks AS used FROM links WHERE id = ?',
   );
   const count = sqlite.prepare<unknown, [number, number]>(
     'UPDATE links SET limited_clicks = limited_clicks + ? WHERE id = ?',
   );
-  return sqlite.transaction((batch: readonly Click[]): LimitedAppend => {
+  return sqlite.transaction((batch: readonly Click[], report?: ReportClicks): LimitedAppend => {
     const { stored, refused, counted } = shareLimits(batch, (linkId) => {
       // A link gone since it was looked up has no room: its clicks are refused.
       const limit = limitOf.get(linkId);
       return limit === null ? 0 : limit.max === null ? Infinity : limit.max - limit.used;
     });
     for (const [linkId, n] of counted) count.run(n, linkId);
-    const last = stored.length > 0 ? append(stored) : 0;
+    const last = stored.length > 0 ? append(stored, report && (() => report(stored))) : 0;
     return { stored, last, refused };
   });
 }
@@ -652,11 +661,10 @@ export class SqliteStore implements Store {
   private chunks: ReturnType<typeof linkChunks> | undefined;
   private readonly clicks: ReturnType<typeof clickLog>;
   private readonly manage: ReturnType<typeof linkManagement>;
-  private readonly appendLimited: (batch: readonly Click[]) => LimitedAppend;
+  private readonly appendLimited: (batch: readonly Click[], report?: ReportClicks) => LimitedAppend;
   private readonly hooks: SqliteWebhooks;
-  /** The batch and the outbox messages of the webhooks that want clicks, in one transaction. */
-  private readonly appendReported: (batch: readonly Click[]) => number;
-  private readonly appendLimitedReported: (batch: readonly Click[]) => LimitedAppend;
+  /** Puts a batch's clicks in the outbox, inside the batch's transaction. */
+  private readonly reportClicks: ReportClicks;
   private readonly readPage: (query: LinkQuery) => LinkPage;
   private readonly insertLinks: (batch: readonly NewLink[]) => CreatedLink[];
   private closed = false;
@@ -757,16 +765,7 @@ export class SqliteStore implements Store {
     this.hooks = hooks;
     this.manage = linkManagement(sqlite, hooks);
     this.appendLimited = limitedClickLog(sqlite, this.clicks.append);
-    this.appendReported = sqlite.transaction((batch: readonly Click[]): number => {
-      const last = this.clicks.append(batch);
-      hooks.clicks(batch, Date.now());
-      return last;
-    });
-    this.appendLimitedReported = sqlite.transaction((batch: readonly Click[]): LimitedAppend => {
-      const appended = this.appendLimited(batch);
-      if (appended.stored.length > 0) hooks.clicks(appended.stored, Date.now());
-      return appended;
-    });
+    this.reportClicks = (batch) => hooks.clicks(batch, Date.now());
     this.lists = linkLists(sqlite);
     const lists = this.lists;
 
@@ -892,16 +891,14 @@ export class SqliteStore implements Store {
       for (let i = 0; i < batch.length; i++) if ((batch[i] as Click).limited) limited = true;
       // Asked in this synchronous run, before the batch's transaction: nothing else of
       // this process can register a webhook in between, and no other process writes.
-      const reported = this.hooks.wants('clicks');
+      const report = this.hooks.wants('clicks') ? this.reportClicks : undefined;
       if (!limited) {
-        const last = reported ? this.appendReported(batch) : this.clicks.append(batch);
+        const last = this.clicks.append(batch, report && (() => report(batch)));
         // Only once committed: the rollup counts what the log holds.
         this.rollup.committed(batch, last);
         return undefined;
       }
-      const { stored, last, refused } = reported
-        ? this.appendLimitedReported(batch)
-        : this.appendLimited(batch);
+      const { stored, last, refused } = this.appendLimited(batch, report);
       if (stored.length > 0) this.rollup.committed(stored, last);
       return refused;
     });
