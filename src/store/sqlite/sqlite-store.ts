@@ -772,7 +772,6 @@ export class SqliteStore implements Store {
     // The quota is read from link_totals inside the inserting transaction (its triggers
     // count each insert at once), so concurrent creates cannot pass it together.
     this.insertLinks = sqlite.transaction((batch: readonly NewLink[]) => {
-      const reported = hooks.wants('link.created');
       const now = Date.now();
       return batch.map((link): CreatedLink => {
         const limit = link.ownerLimit ?? 0;
@@ -786,7 +785,7 @@ export class SqliteStore implements Store {
           maxClicks: link.maxClicks ?? null,
           passwordHash: link.passwordHash ?? null,
         });
-        if (row && reported) hooks.linkEvent('link.created', createdDetail(link, row.id), now);
+        if (row) hooks.linkEvent('link.created', createdDetail(link, row.id), now);
         return row && { ...row, clicks: 0 };
       });
     });
@@ -891,7 +890,7 @@ export class SqliteStore implements Store {
       for (let i = 0; i < batch.length; i++) if ((batch[i] as Click).limited) limited = true;
       // Asked in this synchronous run, before the batch's transaction: nothing else of
       // this process can register a webhook in between, and no other process writes.
-      const report = this.hooks.wants('clicks') ? this.reportClicks : undefined;
+      const report = this.hooks.wantsClicks() ? this.reportClicks : undefined;
       if (!limited) {
         const last = this.clicks.append(batch, report && (() => report(batch)));
         // Only once committed: the rollup counts what the log holds.
