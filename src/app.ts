@@ -27,6 +27,9 @@ import { createRedirect, nativeRedirectRoute, redirectRoutes } from './redirect/
 import type { Store } from './store/store.ts';
 import { apiDocs } from './web/api-docs.ts';
 import { webRoutes } from './web/routes.ts';
+import { WebhookDispatcher } from './webhooks/dispatcher.ts';
+import { webhookRoutes } from './webhooks/routes.ts';
+import { systemResolve } from './webhooks/targets.ts';
 
 export interface AppDeps {
   mode: Mode;
@@ -60,6 +63,12 @@ export interface AppDeps {
   adminToken?: string;
   /** Whether anyone may register (accounts mode); open when absent. */
   registration?: Registration;
+  /**
+   * The sender of the webhook outbox, which the caller starts and stops (the binary
+   * does); absent: one with private targets refused that is never started, so webhooks
+   * can be registered and their messages wait in the outbox.
+   */
+  webhooks?: WebhookDispatcher;
 }
 
 /** Writes that may wait for a commit at once, per writer, before more are refused with 503. */
@@ -112,6 +121,16 @@ export function createApp(deps: AppDeps) {
   // reach it through the store (watchLinks).
   const events = new LinkEvents();
   events.on((event) => cache.forget(event.code));
+  const webhooks =
+    deps.webhooks ??
+    new WebhookDispatcher({
+      store,
+      baseUrl: deps.baseUrl,
+      log,
+      policy: { allowPrivate: false, resolve: systemResolve },
+    });
+  // The change is committed with its outbox messages: they may be sent now.
+  events.on(() => webhooks.wake());
   const passwords = new PasswordHasher(deps.hashing);
 
   // The redirect answers outside Elysia (natively served), so its faults get the headers here.
@@ -167,7 +186,8 @@ export function createApp(deps: AppDeps) {
         blocklist,
       }),
     )
-    .use(statsRoutes({ mode, store, secret }));
+    .use(statsRoutes({ mode, store, secret }))
+    .use(webhookRoutes({ mode, store, secret, adminToken: deps.adminToken, dispatcher: webhooks }));
   if (mode === 'accounts') {
     app.use(
       authRoutes({

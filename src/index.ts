@@ -15,6 +15,8 @@ import type { Store } from './store/store.ts';
 import { exportCommand, importCommand } from './transfer/command.ts';
 import { userCommand } from './users/command.ts';
 import { VERSION } from './version.ts';
+import { WebhookDispatcher } from './webhooks/dispatcher.ts';
+import { systemResolve } from './webhooks/targets.ts';
 
 async function main(argv: string[]): Promise<number> {
   let command: ReturnType<typeof parseCommandLine>;
@@ -169,6 +171,12 @@ async function serve(config: Config): Promise<number> {
   });
   const writers = createWriters(store, log);
   let baseUrl = config.baseUrl;
+  const webhooks = new WebhookDispatcher({
+    store,
+    baseUrl: () => baseUrl ?? '',
+    log,
+    policy: { allowPrivate: config.webhookAllowPrivate, resolve: systemResolve },
+  });
   const app = createApp({
     baseUrl: () => baseUrl ?? '',
     mode: config.mode,
@@ -184,6 +192,7 @@ async function serve(config: Config): Promise<number> {
     maxLinksPerUser: config.maxLinksPerUser,
     adminToken: config.adminToken,
     registration: config.registration,
+    webhooks,
   });
   app.listen({
     hostname: config.host,
@@ -212,6 +221,8 @@ async function serve(config: Config): Promise<number> {
     const { path, list } = config.blocklist;
     log.info(`kurz: blocklist ${path} has ${list.domains.size} domains`);
   }
+  // Messages left in the outbox by an earlier run (a crash, a restart) go out now.
+  webhooks.start();
 
   return new Promise((resolve) => {
     let stopping = false;
@@ -234,8 +245,9 @@ async function serve(config: Config): Promise<number> {
         await server.stop(true);
       }
       clearTimeout(timer);
-      // Then every pending click and link is committed before the database closes.
-      await drainWriters(writers);
+      // Then every pending click and link is committed before the database closes; the
+      // webhook calls in flight are left, to be sent again (their messages stay in the outbox).
+      await Promise.all([drainWriters(writers), webhooks.stop()]);
       await closeStore(store);
       resolve(0);
     };

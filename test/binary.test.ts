@@ -116,6 +116,7 @@ describe('dist/kurz', () => {
       '--token-ttl',
       '--durability',
       '--cache-size',
+      '--webhook-allow-private',
     ]) {
       expect(help.stdout).toContain(flag);
     }

@@ -42,6 +42,7 @@ describe('command line', () => {
       adminToken: undefined,
       clickRetentionDays: 0,
       registration: 'open',
+      webhookAllowPrivate: false,
     });
   });
 
@@ -75,6 +76,7 @@ describe('command line', () => {
       KURZ_ADMIN_TOKEN: 'a'.repeat(32),
       KURZ_CLICK_RETENTION_DAYS: '90',
       KURZ_REGISTRATION: 'closed',
+      KURZ_WEBHOOK_ALLOW_PRIVATE: 'on',
     };
     expect(config([], env)).toEqual({
       mode: 'open',
@@ -109,6 +111,7 @@ describe('command line', () => {
       adminToken: 'a'.repeat(32),
       clickRetentionDays: 90,
       registration: 'closed',
+      webhookAllowPrivate: true,
     });
     expect(config(['--mode', 'accounts', '--port=9000'], env)).toMatchObject({
       mode: 'accounts',
@@ -186,6 +189,8 @@ describe('command line', () => {
     ]) {
       expect(general).toContain(`kurz ${name}`);
     }
+    expect(general).toContain('--webhook-allow-private on|off');
+    expect(general).toContain('KURZ_WEBHOOK_ALLOW_PRIVATE');
     expect(help(['serve', '--help'])).toBe(general);
     expect(help(['copy', '--help'])).toContain('kurz copy --from SOURCE --to TARGET');
     expect(help(['user', 'add', '--help'])).toContain('kurz user passwd EMAIL');
@@ -259,6 +264,7 @@ describe('command line', () => {
       '--rate-create must be N/WINDOW, e.g. 10/min, 30/10min or 100/h (got "0/min")',
     ],
     [['--rate-limits', 'maybe'], '--rate-limits must be on or off (got "maybe")'],
+    [['--webhook-allow-private', 'yes'], '--webhook-allow-private must be on or off (got "yes")'],
     [
       ['--trusted-proxies', '10.0.0.0/33'],
       '--trusted-proxies must be addresses or CIDR blocks separated by commas (got "10.0.0.0/33")',

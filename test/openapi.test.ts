@@ -29,6 +29,11 @@ const LINK_ROUTES = [
   'GET /{code}',
   'HEAD /{code}',
   'POST /{code}',
+  'POST /api/webhooks',
+  'GET /api/webhooks',
+  'DELETE /api/webhooks/{id}',
+  'GET /api/webhooks/{id}/deliveries',
+  'POST /api/webhooks/{id}/test',
 ];
 const ROUTES = {
   accounts: [
@@ -59,6 +64,11 @@ const LINK_OPERATION_IDS = [
   'redirect',
   'redirectHead',
   'unlockLink',
+  'createWebhook',
+  'listWebhooks',
+  'deleteWebhook',
+  'listWebhookDeliveries',
+  'testWebhook',
 ];
 const REF = '#/components/schemas/';
 
@@ -150,6 +160,7 @@ describe.each(['accounts', 'open'] as const)('GET /api/openapi.json (%s mode)', 
         ? [
             'ApiKey',
             'ApiKeyRequest',
+            'CreatedWebhook',
             'Credentials',
             'Error',
             'Link',
@@ -161,8 +172,22 @@ describe.each(['accounts', 'open'] as const)('GET /api/openapi.json (%s mode)', 
             'Session',
             'ShortenRequest',
             'User',
+            'Webhook',
+            'WebhookDelivery',
+            'WebhookRequest',
           ]
-        : ['Error', 'Link', 'LinkChange', 'LinkDetail', 'LinkStats', 'ShortenRequest'],
+        : [
+            'CreatedWebhook',
+            'Error',
+            'Link',
+            'LinkChange',
+            'LinkDetail',
+            'LinkStats',
+            'ShortenRequest',
+            'Webhook',
+            'WebhookDelivery',
+            'WebhookRequest',
+          ],
     );
     const refs = new Set(valuesOf(doc, '$ref'));
     for (const name of names) expect(refs.has(`${REF}${name}`)).toBe(true);
@@ -264,6 +289,45 @@ describe.each(['accounts', 'open'] as const)('GET /api/openapi.json (%s mode)', 
     }
   });
 
+  test('webhooks: the URL rule, the events, and the secret only in the answer that makes one', async () => {
+    const { doc } = await documentOf(mode);
+    expect(doc.tags.map((tag: Json) => tag.name)).toContain('webhooks');
+    const { url, events } = doc.components.schemas.WebhookRequest.properties;
+    expect(url).toMatchObject({ type: 'string', maxLength: 2048 });
+    const urlPattern = new RegExp(url.pattern, 'u');
+    for (const ok of ['https://hooks.example.com/kurz', 'https://h.example:8443?a=b@c']) {
+      expect(urlPattern.test(ok)).toBe(true);
+    }
+    for (const bad of [
+      'http://hooks.example.com/',
+      'https://user@hooks.example.com/',
+      'https:///path',
+      'https://a b.example/',
+    ]) {
+      expect(urlPattern.test(bad)).toBe(false);
+    }
+    expect(doc.components.schemas.WebhookRequest.required).toEqual(['url']);
+    expect(events).toMatchObject({
+      type: ['array', 'null'],
+      minItems: 1,
+      items: { type: 'string', enum: ['link.created', 'link.updated', 'link.deleted', 'clicks'] },
+    });
+    expect(valuesOf(doc, 'default')).toEqual([]);
+    const create = doc.paths['/api/webhooks'].post;
+    expect(create.responses['201'].content['application/json'].schema).toEqual({
+      $ref: `${REF}CreatedWebhook`,
+    });
+    expect(Object.keys(create.responses).sort()).toEqual(
+      ['201', '400', '401', '403', '408', '413', '500', '503'].sort(),
+    );
+    expect(doc.components.schemas.CreatedWebhook.properties.secret).toBeDefined();
+    expect(doc.components.schemas.Webhook.properties.secret).toBeUndefined();
+    const deliveries = doc.paths['/api/webhooks/{id}/deliveries'].get;
+    expect(deliveries.responses['200'].content['application/json'].schema.items).toEqual({
+      $ref: `${REF}WebhookDelivery`,
+    });
+  });
+
   test('answers declare their headers', async () => {
     const { doc } = await documentOf(mode);
     const list = doc.paths['/api/links'].get.responses['200'];
@@ -320,9 +384,13 @@ describe.each(['accounts', 'open'] as const)('GET /api/openapi.json (%s mode)', 
           mode === 'accounts' &&
           (name.includes('/api/links') ||
             name.includes('/api/keys') ||
-            name === 'POST /api/shorten');
+            name === 'POST /api/shorten' ||
+            name.includes('/api/webhooks'));
         const adminRoute =
-          mode === 'open' && (name.startsWith('PATCH /api/links') || name.startsWith('DELETE '));
+          mode === 'open' &&
+          (name.startsWith('PATCH /api/links') ||
+            name.startsWith('DELETE ') ||
+            name.includes('/api/webhooks'));
         expect([name, op.security]).toEqual([
           name,
           protectedRoute ? [{ bearer: [] }] : adminRoute ? [{ adminToken: [] }] : [],

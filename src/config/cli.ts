@@ -327,6 +327,10 @@ const FLAGS: Record<string, FlagSpec> = {
       c.minFreeDiskBytes = parseSize(v);
     },
   },
+  '--webhook-allow-private': {
+    env: 'KURZ_WEBHOOK_ALLOW_PRIVATE',
+    parse: (v, c) => oneOf(['on', 'off'] as const, (o) => (c.webhookAllowPrivate = o === 'on'))(v),
+  },
 };
 
 export const USAGE = `kurz — a self-hosted link shortener
@@ -381,6 +385,11 @@ Network and browsers:
   --cors-origins LIST       KURZ_CORS_ORIGINS       origins whose pages may call the API, e.g. https://app.example (default none)
   --blocklist FILE          KURZ_BLOCKLIST          target domains refused (one a line, with subdomains); reloaded on SIGHUP
   --shutdown-timeout SECS   KURZ_SHUTDOWN_TIMEOUT   how long shutdown waits for open requests (default 10)
+
+Webhooks:
+  --webhook-allow-private on|off
+                            KURZ_WEBHOOK_ALLOW_PRIVATE  let webhooks call http:// URLs and private, loopback
+                                                        and link-local addresses, e.g. a receiver at home (default off)
 `;
 
 /** Reads argv (without the executable) and the environment; throws ConfigError on bad input. */

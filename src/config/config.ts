@@ -69,6 +69,8 @@ export interface Config {
   clickRetentionDays: number;
   /** Whether anyone may register (accounts mode); closed: only `kurz user add` makes accounts. */
   registration: Registration;
+  /** Webhooks may call http:// URLs and private, loopback and link-local addresses. */
+  webhookAllowPrivate: boolean;
 }
 
 const MINUTE = 60_000;
@@ -97,6 +99,7 @@ export const DEFAULTS = {
   minFreeDiskBytes: 64 * 1024 * 1024,
   clickRetentionDays: 0,
   registration: 'open',
+  webhookAllowPrivate: false,
 } as const satisfies Partial<Config>;
 
 /** A fresh, complete configuration with every default (lists and limits are new copies). */

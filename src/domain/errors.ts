@@ -42,6 +42,14 @@ export const Messages = {
   keyExpiryRule:
     'expires_at must be an ISO 8601 date-time with a time zone in the future, such as 2026-12-31T23:59:59Z',
   keyLimit: 'API key limit reached',
+  webhookScheme: 'Webhook URL must start with https://',
+  webhookSchemePrivate: 'Webhook URL must start with http:// or https://',
+  webhookCredentials: 'Webhook URL must not contain a user name or password',
+  webhookPrivate: 'Webhook URL must point to a public address',
+  webhookUnresolved: 'Webhook URL host cannot be resolved',
+  webhookEvents:
+    'events must be a non-empty list of link.created, link.updated, link.deleted, clicks',
+  webhookLimit: 'Webhook limit reached',
 } as const;
 
 export type Message = (typeof Messages)[keyof typeof Messages];

@@ -56,6 +56,8 @@ export type LinkChanges = {
 };
 
 import type { ClickRow, DayCount } from '../analytics/fold.ts';
+import type { WebhookEvent } from '../domain/webhooks.ts';
+import type { DeliveryType } from '../webhooks/payloads.ts';
 import type { AccountStore } from './accounts.ts';
 
 export type { ClickRow, DayCount };
@@ -153,6 +155,65 @@ export interface LinkTraffic {
   pending: ClickRow[];
 }
 
+/** A registered webhook. */
+export interface Webhook {
+  id: number;
+  /** The owner; null for open mode's webhooks (the operator's, as its links are no one's). */
+  userId: number | null;
+  url: string;
+  /** `whsec_…`: signs every delivery; shown to the owner only when the webhook is made. */
+  secret: string;
+  /** What it is told of, in WEBHOOK_EVENTS order. */
+  events: WebhookEvent[];
+  createdAt: number;
+}
+
+export type NewWebhook = Omit<Webhook, 'id'>;
+
+/** The answer for a webhook whose owner already had as many as allowed: nothing was stored. */
+export const WEBHOOK_LIMIT_REACHED = 'webhook-limit-reached';
+
+/** One message of a webhook's outbox, as its owner may see it. */
+export interface DeliveryRecord {
+  id: number;
+  webhookId: number;
+  type: DeliveryType;
+  /** When the event happened (ms): the message's timestamp. */
+  createdAt: number;
+  attempts: number;
+  /** When it is tried (again); null once delivered or given up. */
+  nextAttemptAt: number | null;
+  deliveredAt: number | null;
+  /** The last attempt's HTTP status (null: no answer) and what went wrong. */
+  lastStatus: number | null;
+  lastError: string | null;
+}
+
+/** A message due to be sent, with what sending needs, claimed by one sender for a while. */
+export interface DueDelivery {
+  id: number;
+  webhookId: number;
+  type: DeliveryType;
+  /** The event's data, JSON text (see webhooks/payloads.ts). */
+  payload: string;
+  createdAt: number;
+  attempts: number;
+  url: string;
+  secret: string;
+}
+
+/** What became of one attempt to send a message. */
+export interface DeliveryOutcome {
+  id: number;
+  /** When the attempt ended (ms). */
+  at: number;
+  status: number | null;
+  error: string | null;
+  delivered: boolean;
+  /** When a failed message is tried again; null: given up. */
+  nextAttemptAt: number | null;
+}
+
 /** Told the code of a link whose row changed on another instance. */
 export type LinkChanged = (code: string) => void;
 
@@ -172,7 +233,9 @@ export interface Store extends AccountStore {
   /**
    * Inserts links in one transaction. Each result is the stored link, undefined when
    * its short code was already taken (the unique index decides, also within the batch),
-   * or LINK_LIMIT_REACHED when its owner already has `ownerLimit` links.
+   * or LINK_LIMIT_REACHED when its owner already has `ownerLimit` links. In the same
+   * transaction, each link made is put in the outbox of its owner's webhooks that want
+   * `link.created` (so does each change below, for the event it is).
    */
   createLinks(links: readonly NewLink[]): Promise<CreatedLink[]>;
   listLinks(query: LinkQuery): Promise<LinkPage>;
@@ -210,6 +273,9 @@ export interface Store extends AccountStore {
   /**
    * Commits all clicks of a batch, counters and records, in one transaction, or none.
    * Limited clicks past their link's max_clicks are not stored and are answered here.
+   * The same transaction puts one `clicks` message in the outbox of each webhook that
+   * wants clicks, holding its owner's clicks of the batch; with no such webhook, the
+   * batch costs next to nothing more.
    */
   recordClicks(clicks: readonly Click[]): Promise<RefusedClicks>;
   /**
@@ -232,6 +298,39 @@ export interface Store extends AccountStore {
   rollUpClicks(): Promise<number>;
   /** Removes click records made before `before` (ms); day rollups stay. Returns how many. */
   pruneClickRecords(before: number): Promise<number>;
+
+  /**
+   * Registers a webhook unless its owner already has `limit` (checked in the inserting
+   * transaction, so registrations at once cannot pass it together).
+   */
+  createWebhook(hook: NewWebhook, limit: number): Promise<Webhook | typeof WEBHOOK_LIMIT_REACHED>;
+  /** An owner's webhooks (null: open mode's), oldest first. */
+  listWebhooks(owner: number | null): Promise<Webhook[]>;
+  /** The webhook of that id when `owner` has it. */
+  findWebhook(id: number, owner: number | null): Promise<Webhook | undefined>;
+  /** Removes an owner's webhook with its outbox; false when the owner has none of that id. */
+  deleteWebhook(id: number, owner: number | null): Promise<boolean>;
+  /** A webhook's latest `limit` messages, newest first. */
+  listDeliveries(webhookId: number, limit: number): Promise<DeliveryRecord[]>;
+  /** Puts a message in a webhook's outbox, due at once. */
+  addDelivery(
+    webhookId: number,
+    type: DeliveryType,
+    payload: string,
+    now: number,
+  ): Promise<DeliveryRecord>;
+  /**
+   * Claims up to `limit` messages due at `now`, oldest due first, for `leaseMs`: until
+   * then no sender (of any instance) claims them again, and past it, a sender that died
+   * meanwhile has its messages sent by another. A `clicks` message never tried before
+   * takes in the other untried `clicks` messages of its webhook (store/outbox.ts), so a
+   * receiver gets the clicks of several batches in one call.
+   */
+  claimDeliveries(now: number, limit: number, leaseMs: number): Promise<DueDelivery[]>;
+  /** Records an attempt: delivered, to be tried again, or given up. */
+  finishDelivery(outcome: DeliveryOutcome): Promise<void>;
+  /** Removes delivered and given-up messages made before `before` (ms). Returns how many. */
+  pruneDeliveries(before: number): Promise<number>;
 
   /** The value of a server setting, creating it with `make()` when absent (first writer wins). */
   setting(key: string, make: () => string): Promise<string>;

@@ -42,6 +42,11 @@ function documentation(mode: Mode, baseUrl: string) {
         description: 'Creating, listing, changing and deleting short links, and their QR codes.',
       },
       { name: 'stats', description: 'The traffic of a link: daily clicks, top lists, records.' },
+      {
+        name: 'webhooks',
+        description:
+          'Being told of links created, changed and deleted, and of clicks, by signed HTTPS calls (Standard Webhooks).',
+      },
       { name: 'redirect', description: 'Following a short link.' },
       { name: 'health', description: 'Whether the service and its database work.' },
     ],

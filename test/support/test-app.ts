@@ -12,6 +12,8 @@ import type { Logger } from '../../src/logger.ts';
 import { openPostgres } from '../../src/store/postgres/postgres-store.ts';
 import { openSqlite, type SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../../src/store/store.ts';
+import { type DispatcherOptions, WebhookDispatcher } from '../../src/webhooks/dispatcher.ts';
+import { systemResolve } from '../../src/webhooks/targets.ts';
 import { atCleanUp } from './cleanup.ts';
 import { freshSchemaUrl } from './postgres.ts';
 
@@ -21,6 +23,8 @@ export const TEST_STORE: 'sqlite' | 'postgres' =
 
 /** The --db URL of each PostgreSQL store a TestApp opened, for query(). */
 const postgresUrls = new WeakMap<Store, string>();
+/** What must stop before a store TestApp opened closes (its webhook sender). */
+const beforeClose = new WeakMap<Store, (() => Promise<void>)[]>();
 
 /**
  * A fresh PostgreSQL store (its own schema), closed when the test that opened it
@@ -33,6 +37,7 @@ async function openTestPostgres(log: Logger, analyticsIntervalMs?: number): Prom
   const store = await openPostgres({ url, pool: 2, log, analyticsIntervalMs });
   postgresUrls.set(store, url);
   const close = async () => {
+    for (const stop of beforeClose.get(store) ?? []) await stop();
     await store.close();
     await queryClients.get(store)?.close({ timeout: 1 });
     queryClients.delete(store);
@@ -123,6 +128,13 @@ export interface AppOptions {
   adminToken?: string;
   /** --registration; open unless given. */
   registration?: Registration;
+  /**
+   * Webhook delivery: a sender started with the app and stopped when the test finishes,
+   * with these options over the tests' own (private targets allowed, since receivers
+   * listen on 127.0.0.1; the outbox looked at every 20 ms). Without it, webhooks are
+   * registered (private targets refused) and nothing is sent.
+   */
+  webhooks?: Partial<Omit<DispatcherOptions, 'store' | 'baseUrl' | 'log'>>;
 }
 
 /**
@@ -150,6 +162,8 @@ export class TestApp {
     readonly store: Store,
     readonly app: ReturnType<typeof createApp>,
     readonly log: MemoryLogger,
+    /** The webhook sender, when the app was given `webhooks`. */
+    readonly webhooks: WebhookDispatcher | undefined,
   ) {}
 
   static async init(mode: Mode = 'accounts', options: AppOptions = {}): Promise<TestApp> {
@@ -159,6 +173,17 @@ export class TestApp {
       (TEST_STORE === 'postgres'
         ? await openTestPostgres(log)
         : openSqlite({ path: ':memory:', durability: 'normal' }));
+    const webhooks =
+      options.webhooks === undefined
+        ? undefined
+        : new WebhookDispatcher({
+            store,
+            baseUrl: () => options.baseUrl ?? BASE_URL,
+            log,
+            policy: { allowPrivate: true, resolve: systemResolve },
+            pollMs: 20,
+            ...options.webhooks,
+          });
     const app = createApp({
       mode,
       store,
@@ -176,8 +201,19 @@ export class TestApp {
       peerAddress: (request) => request.headers.get(PEER_HEADER) ?? '192.0.2.1',
       adminToken: options.adminToken,
       registration: options.registration,
+      webhooks,
     });
-    return new TestApp(mode, store, app, log);
+    if (webhooks !== undefined) {
+      webhooks.start();
+      const stop = () => webhooks.stop();
+      beforeClose.set(store, [...(beforeClose.get(store) ?? []), stop]);
+      try {
+        onTestFinished(stop);
+      } catch {
+        // Not in a test: stopped when its store closes, or with the process.
+      }
+    }
+    return new TestApp(mode, store, app, log, webhooks);
   }
 
   /** The SQLite handle underneath, for tests of what only SQLite has (PRAGMAs, files). */

@@ -8,6 +8,7 @@ import { DrizzleQueryError, sql as dsql, eq } from 'drizzle-orm';
 import { type BunSQLDatabase, drizzle } from 'drizzle-orm/bun-sql';
 import { StoreUnavailableError } from '../../domain/errors.ts';
 import { consoleLogger, type Logger } from '../../logger.ts';
+import type { DeliveryType } from '../../webhooks/payloads.ts';
 import type {
   ApiKey,
   ApiKeyGrant,
@@ -18,12 +19,16 @@ import type {
 } from '../accounts.ts';
 import { shareLimits } from '../click-limits.ts';
 import { applyChanges } from '../link-changes.ts';
+import { wantedNeedle } from '../outbox.ts';
 import { scheduleRetention } from '../retention.ts';
 import {
   type Click,
   type ClickRow,
   type CodeHolder,
   type CreatedLink,
+  type DeliveryOutcome,
+  type DeliveryRecord,
+  type DueDelivery,
   LINK_LIMIT_REACHED,
   type Link,
   type LinkChanged,
@@ -35,15 +40,19 @@ import {
   type LinkTarget,
   type LinkTraffic,
   type NewLink,
+  type NewWebhook,
   type RefusedClicks,
   type Store,
   type User,
   type UserWithHash,
+  type WEBHOOK_LIMIT_REACHED,
+  type Webhook,
 } from '../store.ts';
 import { PostgresAccounts } from './accounts.ts';
 import { PostgresAnalytics } from './analytics.ts';
 import { applyMigrations } from './migrate.ts';
 import * as schema from './schema.ts';
+import { CLICKS_OUTBOX, createdDataTails, PostgresWebhooks, reportLinkEvent } from './webhooks.ts';
 
 const { users, settings } = schema;
 
@@ -79,16 +88,17 @@ const DEFAULT_DEADLINE_MS = 1500;
 /** Seconds a new connection may take; below the deadline, so a dead server is seen in time. */
 const CONNECT_TIMEOUT_S = 1;
 /**
- * The click batch's one statement: the records go in as arrays (unnest), and the
- * counts, summed per link by the caller, are added to one shard each. A constant text
- * run with `unsafe`, so the client prepares it once and does no template work per batch.
+ * The click batch's one statement: the records go in as arrays (unnest), the counts,
+ * summed per link by the caller, are added to one shard each, and the webhooks that
+ * want clicks get their messages (CLICKS_OUTBOX). A constant text run with `unsafe`, so
+ * the client prepares it once and does no template work per batch.
  */
 const RECORD_CLICKS = `
   WITH added AS (
     INSERT INTO clicks (link_id, source, query_source, referrer, user_agent, created_at, country)
     SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[],
                          $7::text[])
-  )
+  ), ${CLICKS_OUTBOX}
   INSERT INTO link_clicks (link_id, shard, clicks)
   SELECT link, $8::smallint, n FROM unnest($9::int[], $10::bigint[]) AS t(link, n)
   ORDER BY link
@@ -218,6 +228,7 @@ export class PostgresStore implements Store {
   private readonly markers = new Map<string, () => void>();
   private markerCount = 0;
   private readonly analytics = new PostgresAnalytics();
+  private readonly webhooks: PostgresWebhooks;
   /** Clicks this instance wrote since the analytics timer last looked. */
   private clicksWritten = 0;
   private readonly timers: ReturnType<typeof setInterval>[] = [];
@@ -238,6 +249,7 @@ export class PostgresStore implements Store {
     // per click (13.3 µs against 11.3), which several instances would feel.
     this.writeConcurrency = Math.max(1, Math.min(2, Math.floor(pool / 2)));
     this.db = drizzle({ client, schema });
+    this.webhooks = new PostgresWebhooks(client);
     const db = this.db;
     const p = dsql.placeholder;
     this.accounts = new PostgresAccounts(client, LINKS_CHANNEL);
@@ -443,22 +455,36 @@ export class PostgresStore implements Store {
     return results;
   }
 
-  /** One INSERT of links with distinct codes; the ids of those that took their code. */
+  /**
+   * One INSERT of links with distinct codes; the ids of those that took their code. The
+   * same statement puts each link made in the outbox of its owner's webhooks that want
+   * `link.created`.
+   */
   private async insertRows(sql: SQL, links: readonly NewLink[]): Promise<Map<string, number>> {
     if (links.length === 0) return new Map();
+    const codes = links.map((l) => l.shortCode);
+    const now = Date.now();
     const rows: { id: number; short_code: string }[] = await sql`
       WITH added AS (
         INSERT INTO links (user_id, original_url, short_code, source, created_at, expires_at,
                            max_clicks, limited_clicks, password_hash)
         SELECT * FROM unnest(${links.map((l) => l.userId)}::int[], ${links.map((l) => l.originalUrl)}::text[],
-                             ${links.map((l) => l.shortCode)}::text[], ${links.map((l) => l.source)}::text[],
+                             ${codes}::text[], ${links.map((l) => l.source)}::text[],
                              ${links.map((l) => l.createdAt)}::bigint[],
                              ${links.map((l) => l.expiresAt ?? null)}::bigint[],
                              ${links.map((l) => l.maxClicks ?? null)}::int[],
                              ${links.map((l) => l.limitedClicks ?? 0)}::int[],
                              ${links.map((l) => l.passwordHash ?? null)}::text[])
         ON CONFLICT (short_code) DO NOTHING
-        RETURNING id, short_code
+        RETURNING id, short_code, user_id
+      ), outbox AS (
+        INSERT INTO webhook_deliveries (webhook_id, type, payload, created_at, next_attempt_at)
+        SELECT w.id, 'link.created', '{"id":' || a.id || p.tail, ${now}::bigint, ${now}::bigint
+        FROM added a
+        JOIN unnest(${codes}::text[], ${createdDataTails(links)}::text[]) AS p(code, tail)
+          ON p.code = a.short_code
+        JOIN webhooks w ON (w.user_id = a.user_id OR (w.user_id IS NULL AND a.user_id IS NULL))
+          AND strpos(',' || w.events || ',', ${wantedNeedle('link.created')}) > 0
       )
       SELECT id, short_code, pg_notify(${LINKS_CHANNEL}, short_code) FROM added`;
     return new Map(rows.map((row) => [row.short_code, row.id]));
@@ -604,16 +630,26 @@ export class PostgresStore implements Store {
                  max_clicks = ${next.maxClicks}, limited_clicks = ${next.limitedClicks},
                  password_hash = ${next.passwordHash}
           WHERE id = ${id}`;
+        await reportLinkEvent(tx, 'link.updated', next, Date.now());
         await tx`SELECT pg_notify(${LINKS_CHANNEL}, ${next.shortCode})`;
         return next;
       }),
     );
   }
 
-  /** The link, its click records, counts and rollups, in one transaction; announced. */
+  /**
+   * The link, its click records, counts and rollups, in one transaction; announced. The
+   * link is read first (and locked): a webhook is told of it as it was.
+   */
   deleteLink(id: number): Promise<boolean> {
     return this.run(() =>
       this.client.begin(async (tx) => {
+        const [link]: LinkDetail[] = await tx.unsafe(
+          `SELECT ${DETAIL_COLUMNS} FROM links l WHERE l.id = $1 FOR UPDATE`,
+          [id],
+        );
+        if (link === undefined) return false;
+        await reportLinkEvent(tx, 'link.deleted', link, Date.now());
         const [gone]: { short_code: string }[] =
           await tx`DELETE FROM links WHERE id = ${id} RETURNING short_code`;
         if (gone === undefined) return false;
@@ -684,7 +720,7 @@ export class PostgresStore implements Store {
     const counts = links.map((id) => perLink.get(id) as number);
     this.shard = (this.shard + 1) % COUNT_SHARDS;
     const params: unknown[] = [linkIds, sources, querySources, referrers, userAgents, times];
-    params.push(countries, this.shard, links, counts);
+    params.push(countries, this.shard, links, counts, Date.now());
     return params;
   }
 
@@ -781,6 +817,52 @@ export class PostgresStore implements Store {
       await this.moveSteps(steps);
     } catch {
       // Unavailable, or a deadlock with another instance: the clicks stay in the log.
+    }
+  }
+
+  createWebhook(hook: NewWebhook, limit: number): Promise<Webhook | typeof WEBHOOK_LIMIT_REACHED> {
+    return this.run(() => this.webhooks.create(hook, limit));
+  }
+
+  listWebhooks(owner: number | null): Promise<Webhook[]> {
+    return this.run(() => this.webhooks.list(owner));
+  }
+
+  findWebhook(id: number, owner: number | null): Promise<Webhook | undefined> {
+    return this.run(() => this.webhooks.find(id, owner));
+  }
+
+  deleteWebhook(id: number, owner: number | null): Promise<boolean> {
+    return this.run(() => this.webhooks.remove(id, owner));
+  }
+
+  listDeliveries(webhookId: number, limit: number): Promise<DeliveryRecord[]> {
+    return this.run(() => this.webhooks.deliveries(webhookId, limit));
+  }
+
+  addDelivery(
+    webhookId: number,
+    type: DeliveryType,
+    payload: string,
+    now: number,
+  ): Promise<DeliveryRecord> {
+    return this.run(() => this.webhooks.add(webhookId, type, payload, now));
+  }
+
+  claimDeliveries(now: number, limit: number, leaseMs: number): Promise<DueDelivery[]> {
+    return this.run(() => this.webhooks.claim(now, limit, leaseMs));
+  }
+
+  finishDelivery(outcome: DeliveryOutcome): Promise<void> {
+    return this.run(() => this.webhooks.finish(outcome));
+  }
+
+  async pruneDeliveries(before: number): Promise<number> {
+    let removed = 0;
+    for (;;) {
+      const n = await this.run(() => this.webhooks.prune(before, RETENTION_SLICE));
+      removed += n;
+      if (n < RETENTION_SLICE) return removed;
     }
   }
 

@@ -185,7 +185,13 @@ export const webhooks = pgTable(
     events: text('events').notNull(),
     createdAt: millis('created_at').notNull(),
   },
-  (table) => [index('webhooks_user').on(table.userId)],
+  (table) => [
+    index('webhooks_user').on(table.userId),
+    // As on SQLite: the webhooks that want clicks, for the click batch's question.
+    index('webhooks_clicks')
+      .on(table.userId)
+      .where(sql`strpos(',' || events || ',', ',clicks,') > 0`),
+  ],
 );
 
 /** The webhook outbox, as on SQLite: written in the transaction of the change it reports. */

@@ -8,6 +8,7 @@ import { eq, sql } from 'drizzle-orm';
 import { type BunSQLiteDatabase, drizzle } from 'drizzle-orm/bun-sqlite';
 import { StoreUnavailableError } from '../../domain/errors.ts';
 import { consoleLogger, type Logger } from '../../logger.ts';
+import type { DeliveryType } from '../../webhooks/payloads.ts';
 import type {
   ApiKey,
   ApiKeyGrant,
@@ -18,12 +19,16 @@ import type {
 } from '../accounts.ts';
 import { shareLimits } from '../click-limits.ts';
 import { applyChanges } from '../link-changes.ts';
+import { createdDetail } from '../outbox.ts';
 import { scheduleRetention } from '../retention.ts';
 import {
   type Click,
   type ClickRow,
   type CodeHolder,
   type CreatedLink,
+  type DeliveryOutcome,
+  type DeliveryRecord,
+  type DueDelivery,
   LINK_LIMIT_REACHED,
   type Link,
   type LinkChanged,
@@ -35,10 +40,13 @@ import {
   type LinkTarget,
   type LinkTraffic,
   type NewLink,
+  type NewWebhook,
   type RefusedClicks,
   type Store,
   type User,
   type UserWithHash,
+  type WEBHOOK_LIMIT_REACHED,
+  type Webhook,
 } from '../store.ts';
 import { sqliteAccounts } from './accounts.ts';
 import { reconcileCounts, SqliteAnalytics } from './analytics.ts';
@@ -54,6 +62,7 @@ import {
 import type { MaintenanceMessage } from './maintenance.ts';
 import { applyMigrations } from './migrate.ts';
 import * as schema from './schema.ts';
+import { type SqliteWebhooks, sqliteWebhooks } from './webhooks.ts';
 import { WriteGuard } from './write-guard.ts';
 
 const { users, links, settings } = schema;
@@ -409,6 +418,11 @@ function pruneRecords(analytics: SqliteAnalytics, days: number, log: Logger): ()
   };
 }
 
+/** Work done inside a click batch's transaction, after its rows. */
+type Also = () => void;
+/** Puts the clicks of a batch in the outbox of the webhooks that want them. */
+type ReportClicks = (clicks: readonly Click[]) => void;
+
 /** Click rows per multi-row INSERT: one statement run for many rows is ~30% cheaper. */
 const CLICK_CHUNK = 16;
 const CLICK_COLUMNS =
@@ -443,7 +457,7 @@ function clickLog(sqlite: Database) {
   const values: (string | number | null)[] = new Array(CLICK_CHUNK * CLICK_FIELDS);
   // A deferred transaction: IMMEDIATE would also lock the attached counts database,
   // which the maintenance thread writes.
-  const insert = sqlite.transaction((batch: readonly Click[], first: number): void => {
+  const insert = sqlite.transaction((batch: readonly Click[], first: number, also?: Also): void => {
     let id = first;
     let i = 0;
     for (; i + CLICK_CHUNK <= batch.length; i += CLICK_CHUNK) {
@@ -476,12 +490,16 @@ function clickLog(sqlite: Database) {
         c.country,
       );
     }
+    also?.();
   });
-  /** Appends a batch in one transaction; returns the id of its last click. */
-  const append = (batch: readonly Click[]): number => {
+  /**
+   * Appends a batch in one transaction, with `also` (the outbox's messages) in it;
+   * returns the id of its last click.
+   */
+  const append = (batch: readonly Click[], also?: Also): number => {
     let first = next;
     try {
-      insert(batch, first);
+      insert(batch, first, also);
     } catch (error) {
       // Rows written by something else than this store (a tool, an old kurz) took the
       // ids: start past them.
@@ -489,7 +507,7 @@ function clickLog(sqlite: Database) {
         throw error;
       }
       first = nextFree();
-      insert(batch, first);
+      insert(batch, first, also);
     }
     // Only once committed: a batch rolled back leaves its ids to the next one.
     next = first + batch.length;
@@ -667,7 +685,7 @@ const DETAIL_COLUMNS = `l.id, l.user_id AS userId, l.original_url AS originalUrl
  * stay (a few bytes; ids are never reused): writing that file here would wait on the
  * rollup's open transaction there.
  */
-function linkManagement(sqlite: Database) {
+function linkManagement(sqlite: Database, hooks: SqliteWebhooks) {
   const byCode = sqlite.prepare<LinkDetail, [string]>(
     `SELECT ${DETAIL_COLUMNS} FROM links l WHERE l.short_code = ?`,
   );
@@ -701,12 +719,15 @@ function linkManagement(sqlite: Database) {
         next.passwordHash,
         id,
       );
+      hooks.linkEvent('link.updated', next, Date.now());
       return next;
     }),
     remove: sqlite.transaction((id: number): boolean => {
-      const [link, ...rest] = removals;
-      if ((link as (typeof removals)[number]).run(id).changes === 0) return false;
-      for (const statement of rest) statement.run(id);
+      // Read first: a webhook is told of the link as it was.
+      const gone = byId.get(id);
+      if (gone === null) return false;
+      hooks.linkEvent('link.deleted', gone, Date.now());
+      for (const statement of removals) statement.run(id);
       return true;
     }),
     finalize() {
@@ -731,22 +752,22 @@ interface LimitedAppend {
  */
 function limitedClickLog(
   sqlite: Database,
-  append: (batch: readonly Click[]) => number,
-): (batch: readonly Click[]) => LimitedAppend {
+  append: (batch: readonly Click[], also?: Also) => number,
+): (batch: readonly Click[], report?: ReportClicks) => LimitedAppend {
   const limitOf = sqlite.prepare<{ max: number | null; used: number }, [number]>(
     'SELECT max_clicks AS max, limited_clicks AS used FROM links WHERE id = ?',
   );
   const count = sqlite.prepare<unknown, [number, number]>(
     'UPDATE links SET limited_clicks = limited_clicks + ? WHERE id = ?',
   );
-  return sqlite.transaction((batch: readonly Click[]): LimitedAppend => {
+  return sqlite.transaction((batch: readonly Click[], report?: ReportClicks): LimitedAppend => {
     const { stored, refused, counted } = shareLimits(batch, (linkId) => {
       // A link gone since it was looked up has no room: its clicks are refused.
       const limit = limitOf.get(linkId);
       return limit === null ? 0 : limit.max === null ? Infinity : limit.max - limit.used;
     });
     for (const [linkId, n] of counted) count.run(n, linkId);
-    const last = stored.length > 0 ? append(stored) : 0;
+    const last = stored.length > 0 ? append(stored, report && (() => report(stored))) : 0;
     return { stored, last, refused };
   });
 }
@@ -762,7 +783,10 @@ export class SqliteStore implements Store {
   private readonly manage: ReturnType<typeof linkManagement>;
   private readonly accounts: ReturnType<typeof sqliteAccounts>;
   private readonly watchers = new Set<() => void>();
-  private readonly appendLimited: (batch: readonly Click[]) => LimitedAppend;
+  private readonly appendLimited: (batch: readonly Click[], report?: ReportClicks) => LimitedAppend;
+  private readonly hooks: SqliteWebhooks;
+  /** Puts a batch's clicks in the outbox, inside the batch's transaction. */
+  private readonly reportClicks: ReportClicks;
   private readonly readPage: (query: LinkQuery) => LinkPage;
   private readonly insertLinks: (batch: readonly NewLink[]) => CreatedLink[];
   private closed = false;
@@ -859,16 +883,20 @@ export class SqliteStore implements Store {
     });
     const q = this.q;
     this.clicks = clickLog(sqlite);
-    this.manage = linkManagement(sqlite);
     this.accounts = sqliteAccounts(sqlite);
+    const hooks = sqliteWebhooks(sqlite);
+    this.hooks = hooks;
+    this.manage = linkManagement(sqlite, hooks);
     this.appendLimited = limitedClickLog(sqlite, this.clicks.append);
+    this.reportClicks = (batch) => hooks.clicks(batch, Date.now());
     this.lists = linkLists(sqlite);
     const lists = this.lists;
 
     // The quota is read from link_totals inside the inserting transaction (its triggers
     // count each insert at once), so concurrent creates cannot pass it together.
-    this.insertLinks = sqlite.transaction((batch: readonly NewLink[]) =>
-      batch.map((link): CreatedLink => {
+    this.insertLinks = sqlite.transaction((batch: readonly NewLink[]) => {
+      const now = Date.now();
+      return batch.map((link): CreatedLink => {
         const limit = link.ownerLimit ?? 0;
         if (limit > 0 && link.userId !== null) {
           const owned = lists.totalOfUser.get(link.userId)?.n ?? 0;
@@ -881,9 +909,10 @@ export class SqliteStore implements Store {
           limitedClicks: link.limitedClicks ?? 0,
           passwordHash: link.passwordHash ?? null,
         });
+        if (row) hooks.linkEvent('link.created', createdDetail(link, row.id), now);
         return row && { ...row, clicks: 0 };
-      }),
-    );
+      });
+    });
 
     // A page and its total are read in one transaction, so they agree with each other.
     this.readPage = sqlite.transaction(({ owner, limit, offset }: LinkQuery): LinkPage => {
@@ -1042,13 +1071,16 @@ export class SqliteStore implements Store {
     return this.guardWrite(() => {
       let limited = false;
       for (let i = 0; i < batch.length; i++) if ((batch[i] as Click).limited) limited = true;
+      // Asked in this synchronous run, before the batch's transaction: nothing else of
+      // this process can register a webhook in between, and no other process writes.
+      const report = this.hooks.wantsClicks() ? this.reportClicks : undefined;
       if (!limited) {
-        const last = this.clicks.append(batch);
+        const last = this.clicks.append(batch, report && (() => report(batch)));
         // Only once committed: the rollup counts what the log holds.
         this.rollup.committed(batch, last);
         return undefined;
       }
-      const { stored, last, refused } = this.appendLimited(batch);
+      const { stored, last, refused } = this.appendLimited(batch, report);
       if (stored.length > 0) this.rollup.committed(stored, last);
       return refused;
     });
@@ -1160,6 +1192,54 @@ export class SqliteStore implements Store {
     return stop;
   }
 
+  createWebhook(hook: NewWebhook, limit: number): Promise<Webhook | typeof WEBHOOK_LIMIT_REACHED> {
+    return this.guardWrite(() => this.hooks.create(hook, limit));
+  }
+
+  listWebhooks(owner: number | null): Promise<Webhook[]> {
+    return this.guard(() => this.hooks.list(owner));
+  }
+
+  findWebhook(id: number, owner: number | null): Promise<Webhook | undefined> {
+    return this.guard(() => this.hooks.find(id, owner));
+  }
+
+  deleteWebhook(id: number, owner: number | null): Promise<boolean> {
+    return this.guardWrite(() => this.hooks.remove(id, owner));
+  }
+
+  listDeliveries(webhookId: number, limit: number): Promise<DeliveryRecord[]> {
+    return this.guard(() => this.hooks.deliveries(webhookId, limit));
+  }
+
+  addDelivery(
+    webhookId: number,
+    type: DeliveryType,
+    payload: string,
+    now: number,
+  ): Promise<DeliveryRecord> {
+    return this.guardWrite(() => this.hooks.add(webhookId, type, payload, now));
+  }
+
+  claimDeliveries(now: number, limit: number, leaseMs: number): Promise<DueDelivery[]> {
+    return this.guardWrite(() => this.hooks.claim(now, limit, leaseMs));
+  }
+
+  finishDelivery(outcome: DeliveryOutcome): Promise<void> {
+    return this.guardWrite(() => this.hooks.finish(outcome));
+  }
+
+  pruneDeliveries(before: number): Promise<number> {
+    return this.guardWrite(() => {
+      let removed = 0;
+      for (;;) {
+        const n = this.hooks.prune(before, RETENTION_SLICE);
+        removed += n;
+        if (n < RETENTION_SLICE) return removed;
+      }
+    });
+  }
+
   /**
    * Reads, then checks the file (identity, writability, free space) and a recent write
    * failure. The real write that proves writability is /health's (health/health-check.ts).
@@ -1190,6 +1270,7 @@ export class SqliteStore implements Store {
       for (const statement of Object.values(this.lists)) statement.finalize();
       this.manage.finalize();
       this.accounts.finalize();
+      this.hooks.finalize();
       for (const statement of Object.values(this.chunks ?? {})) statement.finalize();
       for (const statement of Object.values(this.holders ?? {})) statement.finalize();
       this.imports?.finalize();
