@@ -207,14 +207,20 @@ describe('API keys', () => {
     expect((await app.request('DELETE', `/api/links/${code}`, { token: key })).status).toBe(204);
   });
 
-  test('no key manages keys: 403 Forbidden, even a write key', async () => {
+  test('no key manages keys or webhooks: 403 Forbidden, even a write key', async () => {
     const app = await TestApp.init();
     const ann = await app.user();
     const { key, id } = await newKey(ann, { name: 'ci', scope: 'write' });
+    const hook = { url: 'https://hooks.example.com/kurz' };
     for (const reply of [
       await app.get('/api/keys', { token: key }),
       await app.post('/api/keys', { name: 'successor', scope: 'write' }, { token: key }),
       await app.request('DELETE', `/api/keys/${id}`, { token: key }),
+      await app.get('/api/webhooks', { token: key }),
+      await app.post('/api/webhooks', hook, { token: key }),
+      await app.request('DELETE', '/api/webhooks/1', { token: key }),
+      await app.get('/api/webhooks/1/deliveries', { token: key }),
+      await app.post('/api/webhooks/1/test', {}, { token: key }),
     ]) {
       expect([reply.status, reply.json]).toEqual([403, { error: 'Forbidden' }]);
     }

@@ -282,6 +282,7 @@ describe('tokens on protected endpoints', () => {
     expect(routes).toEqual([
       ['DELETE', '/api/keys/1'],
       ['DELETE', `/api/links/${code}`],
+      ['DELETE', '/api/webhooks/1'],
       ['GET', '/api/keys'],
       ['GET', '/api/links'],
       ['GET', `/api/links/${code}`],
@@ -289,9 +290,13 @@ describe('tokens on protected endpoints', () => {
       ['GET', `/api/links/${code}/qr.png`],
       ['GET', `/api/links/${code}/qr.svg`],
       ['GET', `/api/links/${code}/stats`],
+      ['GET', '/api/webhooks'],
+      ['GET', '/api/webhooks/1/deliveries'],
       ['PATCH', `/api/links/${code}`],
       ['POST', '/api/keys'],
       ['POST', '/api/shorten'],
+      ['POST', '/api/webhooks'],
+      ['POST', '/api/webhooks/1/test'],
     ]);
     const refusals: Record<string, string>[] = [
       {},
