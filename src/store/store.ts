@@ -137,6 +137,12 @@ export interface LinkTraffic {
   pending: ClickRow[];
 }
 
+/** What the database holds in all, for the metrics. */
+export interface StoreTotals {
+  links: number;
+  users: number;
+}
+
 /** Told the code of a link whose row changed on another instance. */
 export type LinkChanged = (code: string) => void;
 
@@ -153,6 +159,11 @@ export interface Store {
   createUser(email: string, passwordHash: string): Promise<User | undefined>;
   findUserByEmail(email: string): Promise<UserWithHash | undefined>;
   userExists(id: number): Promise<boolean>;
+  /**
+   * Links (from the totals the triggers keep) and users in the whole database, for the
+   * metrics' gauges; cheap enough for a scrape, which reads it at most every few seconds.
+   */
+  totals(): Promise<StoreTotals>;
 
   /**
    * Inserts links in one transaction. Each result is the stored link, undefined when

@@ -28,6 +28,7 @@ import {
   type NewLink,
   type RefusedClicks,
   type Store,
+  type StoreTotals,
   type User,
   type UserWithHash,
 } from '../store.ts';
@@ -310,6 +311,15 @@ export class PostgresStore implements Store {
 
   userExists(id: number): Promise<boolean> {
     return this.run(async () => (await this.q.userById.execute({ id })).length > 0);
+  }
+
+  totals(): Promise<StoreTotals> {
+    return this.run(async () => {
+      const [row]: StoreTotals[] = await this.client`
+        SELECT (SELECT coalesce(sum(links), 0)::float8 FROM link_totals) AS links,
+               (SELECT count(*)::float8 FROM users) AS users`;
+      return row ?? { links: 0, users: 0 };
+    });
   }
 
   /**

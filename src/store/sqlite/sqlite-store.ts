@@ -27,6 +27,7 @@ import {
   type NewLink,
   type RefusedClicks,
   type Store,
+  type StoreTotals,
   type User,
   type UserWithHash,
 } from '../store.ts';
@@ -513,6 +514,10 @@ function linkLists(sqlite: Database) {
     totalOfUser: sqlite.prepare<{ n: number }, [number]>(
       'SELECT coalesce(sum(links), 0) AS n FROM link_totals WHERE owner = ?',
     ),
+    everything: sqlite.prepare<StoreTotals, []>(
+      `SELECT (SELECT coalesce(sum(links), 0) FROM link_totals) AS links,
+              (SELECT count(*) FROM users) AS users`,
+    ),
   };
 }
 
@@ -819,6 +824,10 @@ export class SqliteStore implements Store {
 
   userExists(id: number): Promise<boolean> {
     return this.guard(() => this.q.userById.get({ id }) !== undefined);
+  }
+
+  totals(): Promise<StoreTotals> {
+    return this.guard(() => this.lists.everything.get() ?? { links: 0, users: 0 });
   }
 
   createLinks(batch: readonly NewLink[]): Promise<CreatedLink[]> {
