@@ -2,6 +2,7 @@
 // validated once and passed in; nothing reads process.env anywhere else.
 
 import type { Blocklist } from '../domain/targets.ts';
+import type { LogFormat } from '../logger.ts';
 
 export type Mode = 'accounts' | 'open';
 export type Durability = 'normal' | 'full';
@@ -66,6 +67,12 @@ export interface Config {
   adminToken: string | undefined;
   /** Days raw click records are kept (daily rollups stay); 0 keeps them forever. */
   clickRetentionDays: number;
+  /** The bearer token of GET /api/metrics; undefined: no metrics (the path is 404). */
+  metricsToken: string | undefined;
+  /** Plain lines, or one JSON object a line. */
+  logFormat: LogFormat;
+  /** One line per request answered (off by default). */
+  accessLog: boolean;
 }
 
 const MINUTE = 60_000;
@@ -93,6 +100,8 @@ export const DEFAULTS = {
   maxLinksPerUser: 100_000,
   minFreeDiskBytes: 64 * 1024 * 1024,
   clickRetentionDays: 0,
+  logFormat: 'text',
+  accessLog: false,
 } as const satisfies Partial<Config>;
 
 /** A fresh, complete configuration with every default (lists and limits are new copies). */
@@ -102,6 +111,7 @@ export function defaultConfig(): Config {
     baseUrl: undefined,
     jwtSecret: undefined,
     adminToken: undefined,
+    metricsToken: undefined,
     rateLimits: structuredClone(DEFAULT_RATE_LIMITS),
     trustedProxies: [],
     blocklist: undefined,
