@@ -12,18 +12,32 @@ import { ClickWriter } from './clicks/click-writer.ts';
 import type { Mode, RateLimits, Registration } from './config/config.ts';
 import type { Blocklist } from './domain/targets.ts';
 import { healthRoutes } from './health/routes.ts';
+import { AccessLog } from './http/access-log.ts';
 import { crossOrigin } from './http/cross-origin.ts';
-import { errorHandler, errorToResponse } from './http/error-handler.ts';
+import {
+  errorHandler,
+  errorToResponse,
+  type FaultCounts,
+  faultLine,
+} from './http/error-handler.ts';
 import { responseHeaders, securityHeaders, withHeaders } from './http/headers.ts';
+import { requestObserver } from './http/request-observer.ts';
 import { LinkEvents } from './links/link-events.ts';
 import { LinkWriter } from './links/link-writer.ts';
 import { manageRoutes } from './links/manage-routes.ts';
 import { linkRoutes } from './links/routes.ts';
 import { consoleLogger, type Logger, throttled } from './logger.ts';
+import { Metrics } from './metrics/metrics.ts';
+import { metricsRoutes } from './metrics/routes.ts';
 import { clientResolver, createAbuseLimits, type PeerOf } from './net/abuse-limits.ts';
 import { parseTrustedProxies } from './net/client-address.ts';
 import { DEFAULT_CACHE, LinkCache, type LinkCacheOptions } from './redirect/link-cache.ts';
-import { createRedirect, nativeRedirectRoute, redirectRoutes } from './redirect/routes.ts';
+import {
+  createRedirect,
+  nativeRedirectRoute,
+  REDIRECT_ROUTE,
+  redirectRoutes,
+} from './redirect/routes.ts';
 import type { Store } from './store/store.ts';
 import { apiDocs } from './web/api-docs.ts';
 import { webRoutes } from './web/routes.ts';
@@ -69,6 +83,10 @@ export interface AppDeps {
    * can be registered and their messages wait in the outbox.
    */
   webhooks?: WebhookDispatcher;
+  /** The bearer token of GET /api/metrics (--metrics-token); absent: no metrics route. */
+  metricsToken?: string;
+  /** A line per request answered (--access-log on). */
+  accessLog?: boolean;
 }
 
 /** Writes that may wait for a commit at once, per writer, before more are refused with 503. */
@@ -87,10 +105,7 @@ export function createWriters(store: Store, log: Logger): Writers {
     return {
       maxPending: MAX_PENDING_WRITES,
       maxInFlight: store.writeConcurrency ?? 1,
-      onError: (e: unknown) =>
-        faults.error(
-          `${what} batch failed: ${e}${e instanceof Error && e.cause ? ` (${e.cause})` : ''}`,
-        ),
+      onError: (e: unknown) => faults.error(`${what} batch failed: ${faultLine(e)}`),
     };
   };
   return {
@@ -133,9 +148,10 @@ export function createApp(deps: AppDeps) {
   events.on(() => webhooks.wake());
   const passwords = new PasswordHasher(deps.hashing);
 
+  const faults: FaultCounts = { databaseUnavailable: 0 };
   // The redirect answers outside Elysia (natively served), so its faults get the headers here.
   const onFault = (error: unknown, request: Request) =>
-    withHeaders(errorToResponse(error, request, log), headers);
+    withHeaders(errorToResponse(error, request, log, undefined, faults), headers);
   const redirect = createRedirect({
     mode,
     cache,
@@ -146,12 +162,27 @@ export function createApp(deps: AppDeps) {
     headers,
     passwords,
   });
+  const metrics =
+    deps.metricsToken === undefined
+      ? undefined
+      : new Metrics({
+          redirects: redirect.counts,
+          cache,
+          clicks: writers.clicks,
+          links: writers.links,
+          faults,
+          store,
+        });
+  const accessLog = deps.accessLog ? new AccessLog(log, clientOf) : undefined;
+  const nativeRoutes = nativeRedirectRoute(redirect, onFault);
   const app = new Elysia({
     strictPath: true,
     // Served by Bun itself when listening; Elysia's own route below answers app.handle().
-    serve: { routes: nativeRedirectRoute(redirect, onFault) },
+    serve: { routes: accessLog === undefined ? nativeRoutes : accessLog.around(nativeRoutes) },
   })
-    .use(errorHandler(log))
+    .use(errorHandler(log, faults))
+    // The redirect has counters of its own (kurz_redirects_total).
+    .use(requestObserver({ metrics, accessLog, uncounted: new Set([REDIRECT_ROUTE]) }))
     // Before any route reads the request: a cross-site refusal answers first.
     .use(crossOrigin({ baseUrl: deps.baseUrl, corsOrigins: deps.corsOrigins ?? [] }))
     .use(responseHeaders(headers))
@@ -188,6 +219,9 @@ export function createApp(deps: AppDeps) {
     )
     .use(statsRoutes({ mode, store, secret }))
     .use(webhookRoutes({ mode, store, secret, adminToken: deps.adminToken, dispatcher: webhooks }));
+  if (metrics !== undefined && deps.metricsToken !== undefined) {
+    app.use(metricsRoutes(metrics, deps.metricsToken));
+  }
   if (mode === 'accounts') {
     app.use(
       authRoutes({

@@ -8,7 +8,7 @@ import { parseCommandLine, readBlocklist } from './config/cli.ts';
 import { type Config, ConfigError } from './config/config.ts';
 import { copyCommand } from './copy/command.ts';
 import { StoreUnavailableError } from './domain/errors.ts';
-import { consoleLogger as log } from './logger.ts';
+import { consoleLogger, type Logger, loggerFor } from './logger.ts';
 import { describeDatabase } from './store/database-url.ts';
 import { openStore } from './store/open.ts';
 import type { Store } from './store/store.ts';
@@ -17,6 +17,9 @@ import { userCommand } from './users/command.ts';
 import { VERSION } from './version.ts';
 import { WebhookDispatcher } from './webhooks/dispatcher.ts';
 import { systemResolve } from './webhooks/targets.ts';
+
+/** The text format until the flags say otherwise (a bad flag is told in plain text). */
+let log: Logger = consoleLogger;
 
 async function main(argv: string[]): Promise<number> {
   let command: ReturnType<typeof parseCommandLine>;
@@ -28,6 +31,7 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   if (command.kind !== 'help' && command.kind !== 'version') {
+    log = loggerFor(command.config.logFormat);
     // Files kurz creates (the database and its side files) are the owner's alone:
     // they hold password hashes and the token key.
     process.umask(0o077);
@@ -193,6 +197,9 @@ async function serve(config: Config): Promise<number> {
     adminToken: config.adminToken,
     registration: config.registration,
     webhooks,
+    metricsToken: config.metricsToken,
+    accessLog: config.accessLog,
+    log,
   });
   app.listen({
     hostname: config.host,
@@ -271,7 +278,7 @@ async function reloadSecret(store: Store, key: TokenKey): Promise<void> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error) => {
-    console.error(`kurz: ${error instanceof Error ? error.message : String(error)}`);
+    log.error(`kurz: ${error instanceof Error ? error.message : String(error)}`);
     process.exit(1);
   },
 );

@@ -1,7 +1,13 @@
 import { describe, expect, test } from 'bun:test';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseCommandLine, parseRate, parseSize } from '../src/config/cli.ts';
+import {
+  parseCommandLine,
+  parseRate,
+  parseSize,
+  SERVER_FLAG_ENVS,
+  USAGE,
+} from '../src/config/cli.ts';
 import { ConfigError } from '../src/config/config.ts';
 import { tempDir } from './support/cleanup.ts';
 
@@ -43,6 +49,9 @@ describe('command line', () => {
       clickRetentionDays: 0,
       registration: 'open',
       webhookAllowPrivate: false,
+      metricsToken: undefined,
+      logFormat: 'text',
+      accessLog: false,
     });
   });
 
@@ -77,6 +86,9 @@ describe('command line', () => {
       KURZ_CLICK_RETENTION_DAYS: '90',
       KURZ_REGISTRATION: 'closed',
       KURZ_WEBHOOK_ALLOW_PRIVATE: 'on',
+      KURZ_METRICS_TOKEN: 'm'.repeat(32),
+      KURZ_LOG_FORMAT: 'json',
+      KURZ_ACCESS_LOG: 'on',
     };
     expect(config([], env)).toEqual({
       mode: 'open',
@@ -112,6 +124,9 @@ describe('command line', () => {
       clickRetentionDays: 90,
       registration: 'closed',
       webhookAllowPrivate: true,
+      metricsToken: 'm'.repeat(32),
+      logFormat: 'json',
+      accessLog: true,
     });
     expect(config(['--mode', 'accounts', '--port=9000'], env)).toMatchObject({
       mode: 'accounts',
@@ -235,6 +250,37 @@ describe('command line', () => {
     );
   });
 
+  test('--metrics-token-file reads the token from a file, without its final newline', () => {
+    const file = join(tempDir(), 'metrics-token');
+    writeFileSync(file, `${'t'.repeat(40)}\n`);
+    expect(config(['--metrics-token-file', file]).metricsToken).toBe('t'.repeat(40));
+    expect(config([], { KURZ_METRICS_TOKEN_FILE: file }).metricsToken).toBe('t'.repeat(40));
+    // A flag wins over the environment, across the two ways of giving the token too.
+    expect(
+      config(['--metrics-token-file', file], { KURZ_METRICS_TOKEN: 'e'.repeat(32) }).metricsToken,
+    ).toBe('t'.repeat(40));
+    expect(
+      config(['--metrics-token', 'f'.repeat(32)], { KURZ_METRICS_TOKEN_FILE: file }).metricsToken,
+    ).toBe('f'.repeat(32));
+  });
+
+  test('kurz --help names every server flag with its environment variable', () => {
+    for (const [flag, env] of Object.entries(SERVER_FLAG_ENVS)) {
+      expect([flag, new RegExp(`\\n  ${flag} .*${env}`).test(USAGE)]).toEqual([flag, true]);
+    }
+  });
+
+  test('--log-format and --access-log take their words', () => {
+    expect(config(['--log-format', 'json', '--access-log', 'on'])).toMatchObject({
+      logFormat: 'json',
+      accessLog: true,
+    });
+    expect(config(['--log-format=text', '--access-log=off'])).toMatchObject({
+      logFormat: 'text',
+      accessLog: false,
+    });
+  });
+
   test('sizes and rates read their units', () => {
     expect(parseSize('0')).toBe(0);
     expect(parseSize('64MiB')).toBe(64 * 1024 * 1024);
@@ -286,6 +332,18 @@ describe('command line', () => {
       '--shutdown-timeout must be a number of seconds from 0 to 3600 (got "-1")',
     ],
     [['--jwt-secret', 'short'], '--jwt-secret must be at least 32 characters long'],
+    [['--metrics-token', 'short'], '--metrics-token must be at least 32 characters long'],
+    [
+      ['--metrics-token', 'm'.repeat(32), '--metrics-token-file', '/x'],
+      '--metrics-token and --metrics-token-file cannot both be given',
+    ],
+    [
+      ['--metrics-token-file', '/nonexistent/kurz-metrics'],
+      '--metrics-token-file cannot be read (ENOENT: /nonexistent/kurz-metrics)',
+    ],
+    [['--log-format', 'xml'], '--log-format must be text or json (got "xml")'],
+    [['--access-log', 'yes'], '--access-log must be on or off (got "yes")'],
+    [['--access-log'], '--access-log needs a value'],
     [
       ['--jwt-secret', 's'.repeat(32), '--jwt-secret-file', '/x'],
       '--jwt-secret and --jwt-secret-file cannot both be given',

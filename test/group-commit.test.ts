@@ -36,6 +36,27 @@ describe('ClickWriter (group commit)', () => {
     expect(await app.clickRecords(link.id)).toHaveLength(100);
   });
 
+  test('tells its waiting clicks, each committed batch to its observer, and its failed batches', async () => {
+    const { app, link } = await withLink();
+    let failing = false;
+    const store = withFaults(app.store, {
+      recordClicks: (clicks) =>
+        failing ? Promise.reject(new Error('disk on fire')) : app.store.recordClicks(clicks),
+    });
+    const writer = new ClickWriter(store, { maxPending: 1000 });
+    const committed: [number, number][] = [];
+    writer.observeCommits((items, seconds) => committed.push([items, seconds]));
+    const clicks = Array.from({ length: 7 }, () => writer.record(click(link.id)));
+    expect(writer.pending).toBe(7);
+    await Promise.all(clicks);
+    expect(writer.pending).toBe(0);
+    expect(committed.map(([items]) => items)).toEqual([7]);
+    expect(committed[0]?.[1]).toBeGreaterThan(0);
+    failing = true;
+    await expect(writer.record(click(link.id))).rejects.toBeInstanceOf(StoreUnavailableError);
+    expect([writer.failedBatches, committed.length, writer.pending]).toEqual([1, 1, 0]);
+  });
+
   test('a click is committed before record() resolves', async () => {
     const { app, link } = await withLink();
     const writer = new ClickWriter(app.store, { maxPending: 10 });

@@ -116,6 +116,21 @@ describe('LinkCache', () => {
     expect(await looking).toBeUndefined();
     expect(cache.peek('fresh')).toBeUndefined();
   });
+
+  test('counts its lookups (hits from memory, misses from the store) and the 307s it makes', async () => {
+    const { cache, lookups } = await setup(['a']);
+    expect(cache.peek('a')).toBeUndefined(); // not counted: the caller asks get() next
+    const link = await cache.get('a'); // miss
+    cache.peek('a'); // hit
+    await cache.get('a'); // hit
+    expect(await cache.get('none')).toBeUndefined(); // miss
+    expect(cache.peek('none')).toBe(UNKNOWN); // hit: known to have no link
+    expect([cache.hitCount, cache.missCount, lookups.length]).toEqual([3, 2, 2]);
+    expect(cache.size).toBe(1);
+    link?.respond();
+    link?.respond();
+    expect(cache.redirectCount).toBe(2);
+  });
 });
 
 describe('LinkCache on a store several instances share', () => {
@@ -166,6 +181,15 @@ describe('LinkCache on a store several instances share', () => {
     await create('late');
     const link = await cache.get('late');
     expect(link?.respond().headers.get('location')).toBe('https://x.example/late');
+  });
+
+  test('a miss believed after settling is a hit; asking the store is a miss', async () => {
+    const { cache } = await shared(['a']);
+    await cache.get('nope'); // miss
+    await cache.get('nope'); // hit, after settling
+    await cache.get('a'); // miss
+    await cache.get('a'); // hit
+    expect([cache.hitCount, cache.missCount]).toEqual([2, 2]);
   });
 
   test('known links are still answered without waiting', async () => {

@@ -12,7 +12,7 @@ import { SOURCE_MAX_LENGTH } from '../src/domain/sources.ts';
 import { URL_MAX_LENGTH } from '../src/domain/urls.ts';
 import { MAX_PAGE } from '../src/links/paging.ts';
 import { run } from './support/binary.ts';
-import { BASE_URL, TestApp } from './support/test-app.ts';
+import { type AppOptions, BASE_URL, TestApp } from './support/test-app.ts';
 
 const ROOT = resolve(import.meta.dir, '..');
 const LINK_ROUTES = [
@@ -75,8 +75,8 @@ const REF = '#/components/schemas/';
 // biome-ignore lint/suspicious/noExplicitAny: the document is free-form JSON
 type Json = any;
 
-async function documentOf(mode: 'accounts' | 'open') {
-  const app = await TestApp.init(mode);
+async function documentOf(mode: 'accounts' | 'open', options: AppOptions = {}) {
+  const app = await TestApp.init(mode, options);
   const reply = await app.get('/api/openapi.json');
   expect(reply.status).toBe(200);
   expect(reply.headers.get('content-type')).toStartWith('application/json');
@@ -411,6 +411,41 @@ describe.each(['accounts', 'open'] as const)('GET /api/openapi.json (%s mode)', 
       }
     },
   );
+
+  test('with --metrics-token, GET /api/metrics is described, behind its own bearer scheme', async () => {
+    const { doc, text } = await documentOf(mode, { metricsToken: 'm'.repeat(32) });
+    await SwaggerParser.validate(structuredClone(doc));
+    const config = await createConfig({ extends: ['recommended'] });
+    const problems = await lintFromString({
+      source: text,
+      absoluteRef: join(ROOT, 'openapi.json'),
+      config,
+    });
+    expect(problems.filter((p) => p.severity === 'error').map((p) => p.message)).toEqual([]);
+    expect(
+      operations(doc)
+        .map(([name]) => name)
+        .sort(),
+    ).toEqual([...ROUTES[mode], 'GET /api/metrics'].sort());
+    const metrics = doc.paths['/api/metrics'].get;
+    expect(metrics.operationId).toBe('metrics');
+    expect(metrics.security).toEqual([{ metricsToken: [] }]);
+    expect(Object.keys(metrics.responses['200'].content)).toEqual(['text/plain']);
+    expect(metrics.responses['401'].headers['WWW-Authenticate'].schema.const).toBe('Bearer');
+    expect(metrics.responses['401'].content['application/json'].schema).toEqual({
+      $ref: `${REF}Error`,
+    });
+    expect(doc.components.securitySchemes.metricsToken).toMatchObject({
+      type: 'http',
+      scheme: 'bearer',
+    });
+    expect(doc.tags.map((tag: Json) => tag.name)).toContain('metrics');
+    // Without the token, neither the route nor its scheme.
+    const plain = (await documentOf(mode)).doc;
+    expect(plain.paths['/api/metrics']).toBeUndefined();
+    expect(plain.components.securitySchemes.metricsToken).toBeUndefined();
+    expect(plain.tags.map((tag: Json) => tag.name)).not.toContain('metrics');
+  });
 
   test('GET /api/docs is a readable page of the same routes, with nothing from other hosts', async () => {
     const { app } = await documentOf(mode);

@@ -4,7 +4,11 @@
 // with a click in memory only: the batch turns it into a country before the store
 // sees it, so the redirect itself does no lookup and no address is ever stored.
 
-import { GroupCommit, type GroupCommitOptions } from '../store/group-commit.ts';
+import {
+  type CommitObserver,
+  GroupCommit,
+  type GroupCommitOptions,
+} from '../store/group-commit.ts';
 import type { Click, RefusedClicks, Store } from '../store/store.ts';
 
 /** ISO 3166-1 alpha-2 code of a client address, or null when unknown. */
@@ -37,6 +41,21 @@ export class ClickWriter {
   async recordLimited(click: Click): Promise<boolean> {
     const { done, index } = this.group.add(click);
     return !(await done)?.has(index);
+  }
+
+  /** Clicks waiting for their commit. */
+  get pending(): number {
+    return this.group.itemsWaiting;
+  }
+
+  /** Batches of clicks that failed to commit. */
+  get failedBatches(): number {
+    return this.group.failedBatches;
+  }
+
+  /** Tells `observer` the size and commit time of every batch committed (the metrics). */
+  observeCommits(observer: CommitObserver): void {
+    this.group.observeCommits(observer);
   }
 
   drain(): Promise<void> {

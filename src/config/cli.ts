@@ -272,6 +272,26 @@ const FLAGS: Record<string, FlagSpec> = {
     env: 'KURZ_REGISTRATION',
     parse: (v, c) => oneOf(['open', 'closed'] as const, (r) => (c.registration = r))(v),
   },
+  '--metrics-token': {
+    env: 'KURZ_METRICS_TOKEN',
+    parse: (v, c) => {
+      c.metricsToken = checkSecret(v);
+    },
+  },
+  '--metrics-token-file': {
+    env: 'KURZ_METRICS_TOKEN_FILE',
+    parse: (v, c) => {
+      c.metricsToken = checkSecret(readFlagFile(v).replace(/\r?\n$/, ''));
+    },
+  },
+  '--log-format': {
+    env: 'KURZ_LOG_FORMAT',
+    parse: (v, c) => oneOf(['text', 'json'] as const, (f) => (c.logFormat = f))(v),
+  },
+  '--access-log': {
+    env: 'KURZ_ACCESS_LOG',
+    parse: (v, c) => oneOf(['on', 'off'] as const, (o) => (c.accessLog = o === 'on'))(v),
+  },
   '--click-retention-days': {
     env: 'KURZ_CLICK_RETENTION_DAYS',
     parse: (v, c) => {
@@ -390,6 +410,13 @@ Webhooks:
   --webhook-allow-private on|off
                             KURZ_WEBHOOK_ALLOW_PRIVATE  let webhooks call http:// URLs and private, loopback
                                                         and link-local addresses, e.g. a receiver at home (default off)
+
+Metrics and logs:
+  --metrics-token T         KURZ_METRICS_TOKEN      bearer token of GET /api/metrics (Prometheus), 32+ characters
+                                                    (default none: no metrics, the path is 404)
+  --metrics-token-file PATH KURZ_METRICS_TOKEN_FILE read the metrics token from a file (keeps it out of ps)
+  --log-format text|json    KURZ_LOG_FORMAT         plain lines, or one JSON object a line (default text)
+  --access-log on|off       KURZ_ACCESS_LOG         a line per request: method, path, status, duration (default off)
 `;
 
 /** Reads argv (without the executable) and the environment; throws ConfigError on bad input. */
@@ -421,26 +448,30 @@ export function parseCommandLine(
   return { kind, config: serverConfig(gather(args, env, SERVER_FLAG_ENVS)) };
 }
 
-const SERVER_FLAG_ENVS = Object.fromEntries(
+export const SERVER_FLAG_ENVS = Object.fromEntries(
   Object.entries(FLAGS).map(([flag, spec]) => [flag, spec.env]),
 );
 
 /** The configuration the server's flags make, `given` by gather(). */
 function serverConfig(given: Given): Config {
-  // Two ways to give one key: a flag beats the environment; two of a kind conflict.
-  const key = given.get('--jwt-secret');
-  const keyFile = given.get('--jwt-secret-file');
-  if (key !== undefined && keyFile !== undefined) {
-    const fromEnv = (g: { label: string }) => g.label.includes('(from ');
-    if (fromEnv(key) && !fromEnv(keyFile)) given.delete('--jwt-secret');
-    else if (fromEnv(keyFile) && !fromEnv(key)) given.delete('--jwt-secret-file');
-    else throw new ConfigError('--jwt-secret and --jwt-secret-file cannot both be given');
-  }
+  oneWayOrTheOther(given, '--jwt-secret', '--jwt-secret-file');
+  oneWayOrTheOther(given, '--metrics-token', '--metrics-token-file');
   const config = defaultConfig();
   for (const [flag, { label, value }] of given) {
     if (flag in FLAGS) apply(flag, label, value, config);
   }
   return config;
+}
+
+/** Two ways to give one secret: a flag beats the environment; two of a kind conflict. */
+function oneWayOrTheOther(given: Given, flag: string, fileFlag: string): void {
+  const key = given.get(flag);
+  const keyFile = given.get(fileFlag);
+  if (key === undefined || keyFile === undefined) return;
+  const fromEnv = (g: { label: string }) => g.label.includes('(from ');
+  if (fromEnv(key) && !fromEnv(keyFile)) given.delete(flag);
+  else if (fromEnv(keyFile) && !fromEnv(key)) given.delete(fileFlag);
+  else throw new ConfigError(`${flag} and ${fileFlag} cannot both be given`);
 }
 
 /** The usage text of `kurz [WORD] --help`: one tool's, or the whole program's. */

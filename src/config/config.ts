@@ -2,6 +2,7 @@
 // validated once and passed in; nothing reads process.env anywhere else.
 
 import type { Blocklist } from '../domain/targets.ts';
+import type { LogFormat } from '../logger.ts';
 
 export type Mode = 'accounts' | 'open';
 export type Durability = 'normal' | 'full';
@@ -71,6 +72,12 @@ export interface Config {
   registration: Registration;
   /** Webhooks may call http:// URLs and private, loopback and link-local addresses. */
   webhookAllowPrivate: boolean;
+  /** The bearer token of GET /api/metrics; undefined: no metrics (the path is 404). */
+  metricsToken: string | undefined;
+  /** Plain lines, or one JSON object a line. */
+  logFormat: LogFormat;
+  /** One line per request answered (off by default). */
+  accessLog: boolean;
 }
 
 const MINUTE = 60_000;
@@ -100,6 +107,8 @@ export const DEFAULTS = {
   clickRetentionDays: 0,
   registration: 'open',
   webhookAllowPrivate: false,
+  logFormat: 'text',
+  accessLog: false,
 } as const satisfies Partial<Config>;
 
 /** A fresh, complete configuration with every default (lists and limits are new copies). */
@@ -109,6 +118,7 @@ export function defaultConfig(): Config {
     baseUrl: undefined,
     jwtSecret: undefined,
     adminToken: undefined,
+    metricsToken: undefined,
     rateLimits: structuredClone(DEFAULT_RATE_LIMITS),
     trustedProxies: [],
     blocklist: undefined,

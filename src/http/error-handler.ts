@@ -1,15 +1,29 @@
 // The one place errors become responses: known failures get their status and exact
 // message; anything unexpected is logged with a request id and answered 500 without
-// internals.
+// internals. Requests the database failed are counted here for the metrics.
 
+import { DrizzleQueryError } from 'drizzle-orm';
 import { Elysia, ValidationError } from 'elysia';
 import { ApiError, type Message, Messages, StoreUnavailableError } from '../domain/errors.ts';
 import { type Logger, throttled } from '../logger.ts';
+import { requestId } from './request-id.ts';
 import { errorResponse } from './responses.ts';
 
-export function errorHandler(log: Logger) {
-  return new Elysia({ name: 'kurz/errors' }).onError({ as: 'global' }, ({ code, error, request }) =>
-    errorToResponse(error, request, log, code),
+/** What the error handler counts, per app, for GET /api/metrics. */
+export interface FaultCounts {
+  /** Requests answered 503 Database unavailable. */
+  databaseUnavailable: number;
+}
+
+export function errorHandler(log: Logger, faults?: FaultCounts) {
+  return new Elysia({ name: 'kurz/errors' }).onError(
+    { as: 'global' },
+    ({ code, error, request, set }) => {
+      const response = errorToResponse(error, request, log, code, faults);
+      // Hooks after the response (metrics, the access log) read the status here.
+      set.status = response.status;
+      return response;
+    },
   );
 }
 
@@ -22,6 +36,7 @@ export function errorToResponse(
   request: Request,
   log: Logger,
   code?: string | number,
+  faults?: FaultCounts,
 ): Response {
   // Elysia wraps whatever a parse hook throws (our 413) in a ParseError.
   const error =
@@ -33,7 +48,8 @@ export function errorToResponse(
     // The cause's message only: a full disk would otherwise print a stack per second.
     const cause =
       error.cause instanceof Error ? `${error.cause.name}: ${error.cause.message}` : error.cause;
-    unavailableLog(log).error(`database unavailable: ${cause}`);
+    if (faults !== undefined) faults.databaseUnavailable++;
+    unavailableLog(log).error(`database unavailable: ${cause}`, { request_id: requestId(request) });
     return errorResponse(503, Messages.databaseUnavailable);
   }
   switch (code) {
@@ -47,9 +63,13 @@ export function errorToResponse(
         return validationResponse(error);
       }
   }
-  const id = crypto.randomUUID();
-  const url = new URL(request.url);
-  log.error(`request ${id} ${request.method} ${url.pathname} failed: ${describe(error)}`);
+  const id = requestId(request);
+  const path = new URL(request.url).pathname;
+  log.error(`request ${id} ${request.method} ${path} failed: ${describeFault(error)}`, {
+    request_id: id,
+    method: request.method,
+    path,
+  });
   return errorResponse(500, Messages.internal, { 'x-request-id': id });
 }
 
@@ -74,7 +94,24 @@ function validationResponse(error: ValidationError): Response {
   return errorResponse(400, error.type === 'query' ? Messages.pageRule : Messages.bodyNotObject);
 }
 
-function describe(error: unknown): string {
+/**
+ * An unexpected error as the log tells it, with its stack. A failed query is told by its
+ * SQL and its cause, never its parameters: a password hash, the token key or a visitor's
+ * data may be among them.
+ */
+export function describeFault(error: unknown): string {
+  if (error instanceof DrizzleQueryError) {
+    return `Failed query: ${error.query}\ncaused by ${describeFault(error.cause)}`;
+  }
   if (error instanceof Error) return error.stack ?? `${error.name}: ${error.message}`;
   return String(error);
+}
+
+/** The same in one line, with its causes and without stacks, for faults that repeat (a batch). */
+export function faultLine(error: unknown): string {
+  if (error instanceof DrizzleQueryError) return `failed query (${faultLine(error.cause)})`;
+  const line = String(error);
+  return error instanceof Error && error.cause !== undefined
+    ? `${line} (${faultLine(error.cause)})`
+    : line;
 }

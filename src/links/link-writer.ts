@@ -17,6 +17,11 @@ export class LinkWriter {
     return (await done)[index];
   }
 
+  /** Batches of links that failed to commit. */
+  get failedBatches(): number {
+    return this.group.failedBatches;
+  }
+
   drain(): Promise<void> {
     return this.group.drain();
   }

@@ -1,7 +1,8 @@
 // The redirect's lookup cache: code → what a redirect needs, bounded, evicting with the
 // CLOCK (second chance) approximation of LRU, so a hit costs one flag write rather than
 // a reordering. Unknown codes are remembered briefly (and boundedly) so that a flood of
-// them does not reach the database. Counters are never cached.
+// them does not reach the database. Counters are never cached. It counts what it
+// answers (plain numbers, read by the metrics when scraped).
 
 import { toLocationHeader } from '../domain/urls.ts';
 import type { Store } from '../store/store.ts';
@@ -51,6 +52,12 @@ export class LinkCache {
   private generation = 0;
   /** The store's settle(), when several instances share it (see get()). */
   private readonly settle: (() => Promise<void>) | undefined;
+  /** Lookups answered from memory: a link, or a code recently found to have none. */
+  hitCount = 0;
+  /** Lookups that asked the store. */
+  missCount = 0;
+  /** 307s made for cached links (each GET or HEAD that sent a visitor on). */
+  redirectCount = 0;
 
   constructor(
     private readonly store: Store,
@@ -77,10 +84,19 @@ export class LinkCache {
     const hit = this.hits.get(code);
     if (hit !== undefined) {
       hit.used = true;
+      this.hitCount++;
       return hit;
     }
-    if (this.settle === undefined && this.missed(code)) return UNKNOWN;
+    if (this.settle === undefined && this.missed(code)) {
+      this.hitCount++;
+      return UNKNOWN;
+    }
     return undefined;
+  }
+
+  /** Links held in memory. */
+  get size(): number {
+    return this.hits.size;
   }
 
   /** The link of a code, or undefined when no link has it. */
@@ -92,10 +108,17 @@ export class LinkCache {
       // Every notice committed before this request is heard first: a code another
       // instance created since the miss was recorded is forgotten by then.
       await this.settle();
-      if (this.missed(code)) return undefined;
+      if (this.missed(code)) {
+        this.hitCount++;
+        return undefined;
+      }
       const hit = this.hits.get(code);
-      if (hit !== undefined) return hit;
+      if (hit !== undefined) {
+        this.hitCount++;
+        return hit;
+      }
     }
+    this.missCount++;
     return this.load(code);
   }
 
@@ -150,7 +173,10 @@ export class LinkCache {
     const link: CachedLink = {
       id: target.id,
       source: target.source,
-      respond: () => new Response(null, { status: 307, headers }),
+      respond: () => {
+        this.redirectCount++;
+        return new Response(null, { status: 307, headers });
+      },
       location,
       expiresAt: target.expiresAt,
       limited,

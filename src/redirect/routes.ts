@@ -10,7 +10,7 @@ import type { PasswordHasher } from '../auth/passwords.ts';
 import type { ClickWriter } from '../clicks/click-writer.ts';
 import type { Mode } from '../config/config.ts';
 import { isCodeShaped } from '../domain/codes.ts';
-import { Messages, tooManyRequests } from '../domain/errors.ts';
+import { ApiError, Messages, tooManyRequests } from '../domain/errors.ts';
 import {
   clickReferrer,
   clickUserAgent,
@@ -53,10 +53,33 @@ export type Redirect = (
   server: PeerSource | null,
 ) => Response | Promise<Response>;
 
+/**
+ * What the redirects answered, counted as plain numbers (the metrics read them when
+ * scraped; the hot path pays an increment, nothing more). The 307s are counted by the
+ * cache that makes them (LinkCache.redirectCount).
+ */
+export interface RedirectCounts {
+  /** 404: no link has the code (or a POST to a link without a password). */
+  notFound: number;
+  /** 410: past its expiry or its max_clicks. */
+  expired: number;
+  /** 200: the password page of a protected link. */
+  passwordPage: number;
+  /** 303: the right password; the click counted. */
+  unlocked: number;
+  /** 401: a wrong password. */
+  passwordWrong: number;
+  /** 429: too many unknown codes, or wrong passwords, from one client. */
+  rateLimited: number;
+  /** 503 or 500: the click could not be committed, or the lookup failed. */
+  failed: number;
+}
+
 /** GET and HEAD follow; POST brings a protected link's password. */
 export interface Redirects {
   follow: Redirect;
   unlock: Redirect;
+  counts: RedirectCounts;
 }
 
 export function createRedirect(options: RedirectRoutesOptions): Redirects {
@@ -64,11 +87,34 @@ export function createRedirect(options: RedirectRoutesOptions): Redirects {
   const unknownCodes = options.limits?.unknownCode;
   const wrongPasswords = options.limits?.linkPassword;
   const trackQuerySource = mode === 'accounts';
+  const counts: RedirectCounts = {
+    notFound: 0,
+    expired: 0,
+    passwordPage: 0,
+    unlocked: 0,
+    passwordWrong: 0,
+    rateLimited: 0,
+    failed: 0,
+  };
   // A click the writer could not commit: it rejects only with StoreUnavailableError (and
   // has logged the batch's failure), so this needs no request and is made once.
-  const clickFailed = () => errorResponse(503, Messages.databaseUnavailable, headers);
-  const notFound = () => errorResponse(404, Messages.notFound, headers);
-  const expired = () => errorResponse(410, Messages.linkExpired, headers);
+  const clickFailed = () => {
+    counts.failed++;
+    return errorResponse(503, Messages.databaseUnavailable, headers);
+  };
+  const notFound = () => {
+    counts.notFound++;
+    return errorResponse(404, Messages.notFound, headers);
+  };
+  const expired = () => {
+    counts.expired++;
+    return errorResponse(410, Messages.linkExpired, headers);
+  };
+  /** A fault while answering (a body refused with 413 or 408 is no fault of kurz's). */
+  const failed = (error: unknown, request: Request) => {
+    if (!(error instanceof ApiError)) counts.failed++;
+    return onError(error, request);
+  };
 
   /** Synchronous on a cache hit; a Promise only when a click must commit or the store be asked. */
   function redirect(
@@ -89,7 +135,10 @@ export function createRedirect(options: RedirectRoutesOptions): Redirects {
   function unknown(request: Request, server: PeerSource | null): Response {
     if (unknownCodes !== undefined) {
       const wait = unknownCodes.take(clientKey(clientOf, request, server));
-      if (wait > 0) return onError(tooManyRequests(wait), request);
+      if (wait > 0) {
+        counts.rateLimited++;
+        return onError(tooManyRequests(wait), request);
+      }
     }
     return notFound();
   }
@@ -106,7 +155,10 @@ export function createRedirect(options: RedirectRoutesOptions): Redirects {
     if (link.exhausted || (link.expiresAt !== null && Date.now() >= link.expiresAt)) {
       return expired();
     }
-    if (link.passwordHash !== null) return passwordPage(200, undefined, headers);
+    if (link.passwordHash !== null) {
+      counts.passwordPage++;
+      return passwordPage(200, undefined, headers);
+    }
     // Elysia runs GET routes for HEAD as well; HEAD must not count.
     if (request.method === 'HEAD') return link.respond();
     if (link.limited) return countLimited(link, request, server).then(answer);
@@ -142,7 +194,7 @@ export function createRedirect(options: RedirectRoutesOptions): Redirects {
       const link = await cache.get(code);
       return link === undefined ? unknown(request, server) : follow(link, request, server);
     } catch (error) {
-      return onError(error, request);
+      return failed(error, request);
     }
   }
 
@@ -188,6 +240,7 @@ export function createRedirect(options: RedirectRoutesOptions): Redirects {
       if (password === undefined || !(await passwords.verify(password, link.passwordHash))) {
         const after = wrongPasswords?.take(key) ?? 0;
         if (after > 0) return tooManyTries(after);
+        counts.passwordWrong++;
         return passwordPage(401, PasswordNotices.wrong, headers);
       }
       wrongPasswords?.reset(key);
@@ -196,20 +249,22 @@ export function createRedirect(options: RedirectRoutesOptions): Redirects {
         link.exhausted = true;
         return expired();
       }
+      counts.unlocked++;
       return new Response(null, {
         status: 303,
         headers: { ...headers, location: link.location, 'cache-control': 'private, no-store' },
       });
     } catch (error) {
-      return onError(error, request);
+      return failed(error, request);
     }
   }
 
   function tooManyTries(wait: number): Response {
+    counts.rateLimited++;
     return passwordPage(429, PasswordNotices.tooMany, { ...headers, 'retry-after': String(wait) });
   }
 
-  return { follow: redirect, unlock };
+  return { follow: redirect, unlock, counts };
 }
 
 /** The `password` field of a urlencoded form; undefined when absent or empty. */
@@ -218,11 +273,14 @@ function formPassword(body: string): string | undefined {
   return password === null || password === '' ? undefined : password;
 }
 
+/** The route of a short code, as Elysia names it. */
+export const REDIRECT_ROUTE = '/:code';
+
 /** The Elysia routes, for app.handle(). */
 export function redirectRoutes(redirects: Redirects, mode: Mode) {
   return new Elysia({ name: 'kurz/redirect' })
     .get(
-      '/:code',
+      REDIRECT_ROUTE,
       ({ params, request, server }) => redirects.follow(params.code, request, server),
       {
         params: t.Object({ code: t.String({ description: 'The short code (case-sensitive).' }) }),
@@ -273,7 +331,7 @@ export function redirectRoutes(redirects: Redirects, mode: Mode) {
       },
     )
     .post(
-      '/:code',
+      REDIRECT_ROUTE,
       ({ params, request, server }) => redirects.unlock(params.code, request, server),
       {
         // The handler reads the form itself, within the body limits.

@@ -18,6 +18,9 @@ export interface GroupCommitOptions {
   maxInFlight?: number;
 }
 
+/** Told of each batch committed: its items and how long its commit took, in seconds. */
+export type CommitObserver = (items: number, seconds: number) => void;
+
 /** Where an item went: the batch's commit, and the item's place in it. */
 export interface Batched<R> {
   done: Promise<R>;
@@ -37,6 +40,9 @@ export class GroupCommit<T, R> {
   private readonly flushing = new Set<Promise<void>>();
   private scheduled = false;
   private waiting = 0;
+  /** Batches whose commit failed (each of their writers got StoreUnavailableError). */
+  failedBatches = 0;
+  private observer: CommitObserver | undefined;
   private readonly maxInFlight: number;
   private readonly flushNow = () => {
     this.scheduled = false;
@@ -73,6 +79,16 @@ export class GroupCommit<T, R> {
     batch.items.push(item);
     this.schedule();
     return batch.done;
+  }
+
+  /** Items waiting for their commit: gathering, or in a commit under way. */
+  get itemsWaiting(): number {
+    return this.waiting;
+  }
+
+  /** Has every committed batch told to `observer` (the metrics); one at most. */
+  observeCommits(observer: CommitObserver): void {
+    this.observer = observer;
   }
 
   /** Commits everything pending; resolves when nothing is left waiting. */
@@ -114,7 +130,17 @@ export class GroupCommit<T, R> {
     const batch = this.pending;
     if (batch === undefined) return Promise.resolve();
     this.pending = undefined;
-    const flushing = this.commit(batch.items).then(batch.resolve, (error: unknown) => {
+    const observer = this.observer;
+    const started = observer === undefined ? 0 : performance.now();
+    const committed =
+      observer === undefined
+        ? batch.resolve
+        : (result: R) => {
+            observer(batch.items.length, (performance.now() - started) / 1000);
+            batch.resolve(result);
+          };
+    const flushing = this.commit(batch.items).then(committed, (error: unknown) => {
+      this.failedBatches++;
       this.options.onError?.(error);
       batch.reject(
         error instanceof StoreUnavailableError

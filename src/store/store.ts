@@ -214,6 +214,12 @@ export interface DeliveryOutcome {
   nextAttemptAt: number | null;
 }
 
+/** What the database holds in all, for the metrics. */
+export interface StoreTotals {
+  links: number;
+  users: number;
+}
+
 /** Told the code of a link whose row changed on another instance. */
 export type LinkChanged = (code: string) => void;
 
@@ -229,6 +235,11 @@ export interface Store extends AccountStore {
   /** Returns undefined when the e-mail is already registered. */
   createUser(email: string, passwordHash: string): Promise<User | undefined>;
   findUserByEmail(email: string): Promise<UserWithHash | undefined>;
+  /**
+   * Links (from the totals the triggers keep) and users in the whole database, for the
+   * metrics' gauges; cheap enough for a scrape, which reads it at most every few seconds.
+   */
+  totals(): Promise<StoreTotals>;
 
   /**
    * Inserts links in one transaction. Each result is the stored link, undefined when

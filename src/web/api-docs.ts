@@ -71,6 +71,14 @@ function documentation(mode: Mode, baseUrl: string) {
   };
 }
 
+const METRICS_TAG = { name: 'metrics', description: 'Prometheus metrics of this instance.' };
+const METRICS_SCHEME = {
+  type: 'http',
+  scheme: 'bearer',
+  description:
+    'The operator’s metrics token (`--metrics-token`), as `Authorization: Bearer <token>`: needed to read the metrics.',
+};
+
 /** The OpenAPI document of an app, from its routes' schemas and details. */
 export async function openApiDocument(app: AnyElysia, mode: Mode, baseUrl: string): Promise<Json> {
   const { toOpenAPISchema, unwrapSchema } = await import('@elysiajs/openapi/openapi');
@@ -103,15 +111,20 @@ export async function openApiDocument(app: AnyElysia, mode: Mode, baseUrl: strin
   describeHead(paths);
   for (const op of operations(paths)) op.security ??= [];
   const schemas = nameSchemas(paths, [ErrorBody]);
+  // GET /api/metrics exists only with a metrics token configured; so does its scheme.
+  const metrics = operations(paths).some((op) => op.operationId === 'metrics');
   return {
     openapi: OPENAPI_VERSION,
     info: docs.info,
     servers: docs.servers,
-    tags: docs.tags,
+    tags: metrics ? [...docs.tags, METRICS_TAG] : docs.tags,
     paths,
     components: {
       schemas,
-      ...(docs.securitySchemes ? { securitySchemes: docs.securitySchemes } : {}),
+      securitySchemes: {
+        ...docs.securitySchemes,
+        ...(metrics ? { metricsToken: METRICS_SCHEME } : {}),
+      },
     },
   };
 }

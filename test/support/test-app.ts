@@ -8,7 +8,7 @@ import { SQL } from 'bun';
 import { createApp, type Writers } from '../../src/app.ts';
 import type { Mode, RateLimits, Registration } from '../../src/config/config.ts';
 import type { Blocklist } from '../../src/domain/targets.ts';
-import type { Logger } from '../../src/logger.ts';
+import type { LogFields, Logger } from '../../src/logger.ts';
 import { openPostgres } from '../../src/store/postgres/postgres-store.ts';
 import { openSqlite, type SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../../src/store/store.ts';
@@ -135,6 +135,10 @@ export interface AppOptions {
    * registered (private targets refused) and nothing is sent.
    */
   webhooks?: Partial<Omit<DispatcherOptions, 'store' | 'baseUrl' | 'log'>>;
+  /** The token of GET /api/metrics (--metrics-token); no metrics unless given. */
+  metricsToken?: string;
+  /** A line per request in the log (--access-log on). */
+  accessLog?: boolean;
 }
 
 /**
@@ -143,14 +147,17 @@ export interface AppOptions {
  */
 export const PEER_HEADER = 'x-test-peer';
 
-/** Records what the app logs, so tests can read it. */
+/** Records what the app logs, so tests can read it (`entries`: with each line's fields). */
 export class MemoryLogger implements Logger {
   readonly lines: string[] = [];
-  info(message: string) {
+  readonly entries: { level: 'info' | 'error'; message: string; fields?: LogFields }[] = [];
+  info(message: string, fields?: LogFields) {
     this.lines.push(message);
+    this.entries.push({ level: 'info', message, fields });
   }
-  error(message: string) {
+  error(message: string, fields?: LogFields) {
     this.lines.push(message);
+    this.entries.push({ level: 'error', message, fields });
   }
 }
 
@@ -202,6 +209,8 @@ export class TestApp {
       adminToken: options.adminToken,
       registration: options.registration,
       webhooks,
+      metricsToken: options.metricsToken,
+      accessLog: options.accessLog,
     });
     if (webhooks !== undefined) {
       webhooks.start();

@@ -43,6 +43,7 @@ import {
   type NewWebhook,
   type RefusedClicks,
   type Store,
+  type StoreTotals,
   type User,
   type UserWithHash,
   type WEBHOOK_LIMIT_REACHED,
@@ -369,6 +370,15 @@ export class PostgresStore implements Store {
 
   touchApiKey(id: number, at: number): Promise<void> {
     return this.run(() => this.accounts.touchApiKey(id, at));
+  }
+
+  totals(): Promise<StoreTotals> {
+    return this.run(async () => {
+      const [row]: StoreTotals[] = await this.client`
+        SELECT (SELECT coalesce(sum(links), 0)::float8 FROM link_totals) AS links,
+               (SELECT count(*)::float8 FROM users) AS users`;
+      return row ?? { links: 0, users: 0 };
+    });
   }
 
   /**

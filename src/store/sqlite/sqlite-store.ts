@@ -43,6 +43,7 @@ import {
   type NewWebhook,
   type RefusedClicks,
   type Store,
+  type StoreTotals,
   type User,
   type UserWithHash,
   type WEBHOOK_LIMIT_REACHED,
@@ -613,6 +614,10 @@ function linkLists(sqlite: Database) {
     totalOfUser: sqlite.prepare<{ n: number }, [number]>(
       'SELECT coalesce(sum(links), 0) AS n FROM link_totals WHERE owner = ?',
     ),
+    everything: sqlite.prepare<StoreTotals, []>(
+      `SELECT (SELECT coalesce(sum(links), 0) FROM link_totals) AS links,
+              (SELECT count(*) FROM users) AS users`,
+    ),
   };
 }
 
@@ -1007,6 +1012,10 @@ export class SqliteStore implements Store {
 
   touchApiKey(id: number, at: number): Promise<void> {
     return this.guardWrite(() => this.accounts.touchApiKey(id, at));
+  }
+
+  totals(): Promise<StoreTotals> {
+    return this.guard(() => this.lists.everything.get() ?? { links: 0, users: 0 });
   }
 
   createLinks(batch: readonly NewLink[]): Promise<CreatedLink[]> {
