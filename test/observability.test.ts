@@ -63,12 +63,27 @@ function expectNoSecret(output: string, secrets: Secrets): void {
 }
 
 /**
- * API keys (prefix `kurz_`) are not part of this branch. At merge: create a key here with
- * the user's `token` (and use it on a request or two), and return it, so that the checks
- * below cover it as every other secret.
+ * An API key made with the user's `token`, used, refused outside its scope and once
+ * revoked: the checks below cover it as every other secret.
  */
-async function useApiKeys(_kurz: Running, _token: string): Promise<Secrets> {
-  return {};
+async function useApiKeys(kurz: Running, token: string): Promise<Secrets> {
+  const made = await call(kurz.url, 'POST', '/api/keys', {
+    json: { name: 'observed', scope: 'write' },
+    token,
+  });
+  expect(made.status).toBe(201);
+  const key = made.json.key as string;
+  expect((await call(kurz.url, 'GET', '/api/links', { token: key })).status).toBe(200);
+  const created = await call(kurz.url, 'POST', '/api/shorten', {
+    json: { url: 'https://example.com/by-key' },
+    token: key,
+  });
+  expect(created.status).toBe(201);
+  // Refused uses are logged too (403 outside a scope, 401 once revoked).
+  expect((await call(kurz.url, 'GET', '/api/keys', { token: key })).status).toBe(403);
+  expect((await call(kurz.url, 'DELETE', `/api/keys/${made.json.id}`, { token })).status).toBe(204);
+  expect((await call(kurz.url, 'GET', '/api/links', { token: key })).status).toBe(401);
+  return { apiKey: key };
 }
 
 /** Breaks the database under a running kurz: a table renamed, so the next query of it fails. */
@@ -189,7 +204,8 @@ describe.each(['sqlite', 'postgres'] as const)('--log-format json --access-log o
       ),
     ).toBe(1);
     expect(sample(scraped.text, 'kurz_users')).toBe(1);
-    expect(sample(scraped.text, 'kurz_links')).toBe(2);
+    // Two links made with the token, one with the API key.
+    expect(sample(scraped.text, 'kurz_links')).toBe(3);
     expect(sample(scraped.text, 'process_resident_memory_bytes')).toBeGreaterThan(0);
 
     // A fault: registering while the users table is gone (the query carries a password hash).

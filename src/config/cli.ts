@@ -407,9 +407,8 @@ Network and browsers:
   --shutdown-timeout SECS   KURZ_SHUTDOWN_TIMEOUT   how long shutdown waits for open requests (default 10)
 
 Webhooks:
-  --webhook-allow-private on|off
-                            KURZ_WEBHOOK_ALLOW_PRIVATE  let webhooks call http:// URLs and private, loopback
-                                                        and link-local addresses, e.g. a receiver at home (default off)
+  --webhook-allow-private on|off  KURZ_WEBHOOK_ALLOW_PRIVATE  let webhooks call http:// URLs and private,
+                                             loopback and link-local addresses, e.g. a receiver at home (default off)
 
 Metrics and logs:
   --metrics-token T         KURZ_METRICS_TOKEN      bearer token of GET /api/metrics (Prometheus), 32+ characters
