@@ -16,6 +16,7 @@ import {
   tempDir,
 } from './support/binary.ts';
 import { freshDatabase } from './support/postgres.ts';
+import { Receiver, verifyStandardWebhook } from './support/webhook-receiver.ts';
 
 const PASSWORD = 'correct horse 42';
 
@@ -118,7 +119,16 @@ describe.each(['sqlite', 'postgres'] as const)(
     beforeAll(async () => {
       dir = tempDir();
       db = kind === 'sqlite' ? join(dir, 'kurz.db') : await freshDatabase();
-      server = await startKurz(['--db', db, '--db-pool', '2', '--rate-limits', 'off']);
+      server = await startKurz([
+        '--db',
+        db,
+        '--db-pool',
+        '2',
+        '--rate-limits',
+        'off',
+        '--webhook-allow-private',
+        'on',
+      ]);
       const added = await kurz(['user', 'add', 'ann@example.com'], `${PASSWORD}\n`);
       expect(added.code).toBe(0);
     });
@@ -200,6 +210,35 @@ describe.each(['sqlite', 'postgres'] as const)(
       );
       expect(rows).toHaveLength(1 + 12_002);
       expect(csv.stderr).toBe('kurz: exported 12002 links as CSV to stdout\n');
+    });
+
+    test('imported links are new links: the owner’s webhook hears of each one', async () => {
+      const receiver = Receiver.start();
+      const { token } = (
+        await call(server.url, 'POST', '/api/auth/login', {
+          json: { email: 'ann@example.com', password: PASSWORD },
+        })
+      ).json;
+      const hook = await call(server.url, 'POST', '/api/webhooks', {
+        json: { url: `http://127.0.0.1:${receiver.port}/kurz`, events: ['link.created'] },
+        token,
+      });
+      expect(hook.status).toBe(201);
+      const file = 'keyword,url\nhooked1,https://example.com/h1\nhooked2,https://example.com/h2\n';
+      const dry = await kurz(['import', '-', '--owner', 'ann@example.com', '--dry-run'], file);
+      expect(dry.code).toBe(0);
+      const run = await kurz(['import', '-', '--owner', 'ann@example.com'], file);
+      expect(run.stdout).toContain('imported 2,');
+      await eventually(() => receiver.calls.length >= 2, 'two link.created messages', 5000);
+      await Bun.sleep(300);
+      expect(receiver.calls.map((c) => [c.json.type, c.json.data.short_code]).sort()).toEqual([
+        ['link.created', 'hooked1'],
+        ['link.created', 'hooked2'],
+      ]);
+      expect(receiver.calls.every((c) => verifyStandardWebhook(hook.json.secret, c))).toBe(true);
+      expect(
+        (await call(server.url, 'DELETE', `/api/webhooks/${hook.json.id}`, { token })).status,
+      ).toBe(204);
       expect(await server.stop()).toBe(0);
     });
   },
