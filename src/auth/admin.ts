@@ -8,9 +8,21 @@ import { bearerToken } from './tokens.ts';
 
 /** A route hook (transform: before the body is validated) that lets only the admin token through. */
 export function adminOnly(adminToken: string | undefined) {
-  const expected = adminToken === undefined ? undefined : Buffer.from(adminToken);
+  if (adminToken === undefined) {
+    return (): void => {
+      throw new ApiError(403, Messages.adminTokenMissing);
+    };
+  }
+  return bearerOnly(adminToken);
+}
+
+/**
+ * A route hook that lets only `token` through as `Authorization: Bearer`, compared in
+ * constant time (an operator's token: the admin token, the metrics token); else 401.
+ */
+export function bearerOnly(token: string) {
+  const expected = Buffer.from(token);
   return ({ request }: { request: Request }): void => {
-    if (expected === undefined) throw new ApiError(403, Messages.adminTokenMissing);
     const given = Buffer.from(bearerToken(request.headers.get('authorization')) ?? '');
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
       throw unauthorized();

@@ -2,25 +2,12 @@
 // operator's metrics token (--metrics-token). Without a token configured the route does
 // not exist, and the path answers 404 as any unknown one.
 
-import { timingSafeEqual } from 'node:crypto';
 import { Elysia, t } from 'elysia';
-import { bearerToken } from '../auth/tokens.ts';
-import { unauthorized } from '../domain/errors.ts';
+import { bearerOnly } from '../auth/admin.ts';
 import { errorResponses } from '../http/model.ts';
 import type { Metrics } from './metrics.ts';
 
 export const METRICS_PATH = '/api/metrics';
-
-/** A route hook that lets only `token` through as `Authorization: Bearer`, compared in constant time. */
-function metricsTokenOnly(token: string) {
-  const expected = Buffer.from(token);
-  return ({ request }: { request: Request }): void => {
-    const given = Buffer.from(bearerToken(request.headers.get('authorization')) ?? '');
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-      throw unauthorized();
-    }
-  };
-}
 
 export function metricsRoutes(metrics: Metrics, token: string) {
   return new Elysia({ name: 'kurz/metrics' }).get(
@@ -30,7 +17,7 @@ export function metricsRoutes(metrics: Metrics, token: string) {
         headers: { 'content-type': metrics.contentType, 'cache-control': 'no-store' },
       }),
     {
-      beforeHandle: metricsTokenOnly(token),
+      beforeHandle: bearerOnly(token),
       response: {
         200: t.String({
           contentMediaType: 'text/plain',
