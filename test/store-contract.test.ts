@@ -509,6 +509,43 @@ describe('SQLite: a tool importing clicks beside the server', () => {
   });
 });
 
+describe('SQLite: the one sender of its outbox', () => {
+  test('a sender that starts takes back what a killed one had leased, and what waits for a retry', async () => {
+    const store = openSqlite({ path: ':memory:', durability: 'normal' });
+    atCleanUp(() => store.close());
+    const user = (await store.createUser('ann@example.com', 'h')) as User;
+    const hook = await store.createWebhook(
+      {
+        userId: user.id,
+        url: 'https://hooks.example.com/',
+        secret: 'whsec_YWJj',
+        events: ['link.created'],
+        createdAt: 1000,
+      },
+      20,
+    );
+    if (typeof hook === 'string') throw new Error(hook);
+    await store.addDelivery(hook.id, 'ping', '{}', 1000);
+    await store.addDelivery(hook.id, 'ping', '{}', 1000);
+    const [leased, retried] = await store.claimDeliveries(2000, 10, 30_000);
+    await store.finishDelivery({
+      id: (retried as { id: number }).id,
+      at: 2100,
+      status: 503,
+      error: 'HTTP 503',
+      delivered: false,
+      nextAttemptAt: 2100 + 3_600_000,
+    });
+    // The process holding the lease died: nothing is due for a while.
+    expect(await store.claimDeliveries(3000, 10, 30_000)).toEqual([]);
+    expect(await store.releaseDeliveries(3000)).toBe(2);
+    const again = await store.claimDeliveries(3000, 10, 30_000);
+    expect(again.map((d) => d.id).sort()).toEqual(
+      [(leased as { id: number }).id, (retried as { id: number }).id].sort(),
+    );
+  });
+});
+
 describe('PostgreSQL: several stores on one database', () => {
   test('stores opened at once migrate once and share the first setting stored', async () => {
     const url = await freshSchemaUrl();

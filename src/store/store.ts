@@ -338,6 +338,13 @@ export interface Store extends AccountStore {
    * receiver gets the clicks of several batches in one call.
    */
   claimDeliveries(now: number, limit: number, leaseMs: number): Promise<DueDelivery[]>;
+  /**
+   * Present on a store only one process sends from (SQLite): makes every message not
+   * yet delivered or given up due at `now`. A sender that starts calls it, so a message
+   * whose lease a killed process held, or whose retry was scheduled, goes out at once
+   * rather than when the lease or the backoff runs out. Returns how many.
+   */
+  releaseDeliveries?(now: number): Promise<number>;
   /** Records an attempt: delivered, to be tried again, or given up. */
   finishDelivery(outcome: DeliveryOutcome): Promise<void>;
   /** Removes delivered and given-up messages made before `before` (ms). Returns how many. */

@@ -107,7 +107,17 @@ export class WebhookDispatcher {
         // Tried again at the next run.
       });
     });
-    this.wake();
+    const release = this.store.releaseDeliveries?.(Date.now());
+    if (release === undefined) {
+      this.wake();
+      return;
+    }
+    // A sender that died (kill -9, power loss) left its leases: on a store only this
+    // process sends from, they are its own, and nothing waits for them to run out.
+    release.then(
+      () => this.wake(),
+      () => this.wake(),
+    );
   }
 
   /** Looks at the outbox now: a change of this instance just put a message there. */

@@ -1234,6 +1234,10 @@ export class SqliteStore implements Store {
     return this.guardWrite(() => this.hooks.claim(now, limit, leaseMs));
   }
 
+  releaseDeliveries(now: number): Promise<number> {
+    return this.guardWrite(() => this.hooks.release(now));
+  }
+
   finishDelivery(outcome: DeliveryOutcome): Promise<void> {
     return this.guardWrite(() => this.hooks.finish(outcome));
   }

@@ -95,6 +95,9 @@ export function sqliteWebhooks(sqlite: Database) {
     'UPDATE webhook_deliveries SET payload = ? WHERE id = ?',
   );
   const removeDelivery = prepare<unknown, [number]>('DELETE FROM webhook_deliveries WHERE id = ?');
+  const release = prepare<unknown, [number]>(
+    'UPDATE webhook_deliveries SET next_attempt_at = ?1 WHERE next_attempt_at > ?1',
+  );
   const lease = prepare<unknown, [number, number]>(
     'UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id = ?',
   );
@@ -203,6 +206,7 @@ export function sqliteWebhooks(sqlite: Database) {
       return row;
     },
 
+    release: (now: number): number => release.run(now).changes,
     claim: sqlite.transaction((now: number, limit: number, leaseMs: number): DueDelivery[] => {
       const claimed: DueDelivery[] = [];
       const merged = new Set<number>();
