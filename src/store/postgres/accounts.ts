@@ -11,6 +11,7 @@ import {
   type RemovedLinks,
   type UserSummary,
 } from '../accounts.ts';
+import { LINK_CLICK_TABLES } from './schema.ts';
 
 const KEY_COLUMNS = `id, name, prefix, scope, created_at::float8 AS "createdAt",
   expires_at::float8 AS "expiresAt", last_used_at::float8 AS "lastUsedAt"`;
@@ -64,7 +65,7 @@ export class PostgresAccounts {
         await tx`INSERT INTO link_totals (owner, links) VALUES (0, ${n})
                  ON CONFLICT (owner) DO UPDATE SET links = link_totals.links + ${n}`;
       } else {
-        for (const table of ['clicks', 'click_records', 'click_days', 'link_clicks']) {
+        for (const table of LINK_CLICK_TABLES) {
           await tx.unsafe(
             `DELETE FROM ${table} WHERE link_id IN (SELECT id FROM links WHERE user_id = $1)`,
             [id],

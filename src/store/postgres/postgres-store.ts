@@ -663,10 +663,9 @@ export class PostgresStore implements Store {
         const [gone]: { short_code: string }[] =
           await tx`DELETE FROM links WHERE id = ${id} RETURNING short_code`;
         if (gone === undefined) return false;
-        await tx`DELETE FROM clicks WHERE link_id = ${id}`;
-        await tx`DELETE FROM click_records WHERE link_id = ${id}`;
-        await tx`DELETE FROM click_days WHERE link_id = ${id}`;
-        await tx`DELETE FROM link_clicks WHERE link_id = ${id}`;
+        for (const table of schema.LINK_CLICK_TABLES) {
+          await tx.unsafe(`DELETE FROM ${table} WHERE link_id = $1`, [id]);
+        }
         await tx`SELECT pg_notify(${LINKS_CHANNEL}, ${gone.short_code})`;
         return true;
       }),

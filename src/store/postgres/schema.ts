@@ -216,3 +216,10 @@ export const webhookDeliveries = pgTable(
     index('webhook_deliveries_webhook').on(table.webhookId, table.id),
   ],
 );
+
+/**
+ * The tables whose rows belong to one link, by `link_id`: its clicks in every form and
+ * its counts. Without foreign keys (see `clicks`), removing a link, or a user with their
+ * links, removes their rows from each of these by hand.
+ */
+export const LINK_CLICK_TABLES = ['clicks', 'click_records', 'click_days', 'link_clicks'] as const;

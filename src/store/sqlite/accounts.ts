@@ -11,6 +11,7 @@ import {
   type RemovedLinks,
   type UserSummary,
 } from '../accounts.ts';
+import { LINK_CLICK_TABLES } from './schema.ts';
 
 const KEY_COLUMNS = `id, name, prefix, scope, created_at AS createdAt, expires_at AS expiresAt,
   last_used_at AS lastUsedAt`;
@@ -39,9 +40,9 @@ export function sqliteAccounts(sqlite: Database) {
      ON CONFLICT (owner) DO UPDATE SET links = links + $n`,
   ].map((text) => sqlite.prepare<unknown, [{ id: number; n: number }]>(text));
   const deleteLinks = [
-    'DELETE FROM clicks WHERE link_id IN (SELECT id FROM links WHERE user_id = ?)',
-    'DELETE FROM click_records WHERE link_id IN (SELECT id FROM links WHERE user_id = ?)',
-    'DELETE FROM click_days WHERE link_id IN (SELECT id FROM links WHERE user_id = ?)',
+    ...LINK_CLICK_TABLES.map(
+      (table) => `DELETE FROM ${table} WHERE link_id IN (SELECT id FROM links WHERE user_id = ?)`,
+    ),
     'DELETE FROM links WHERE user_id = ?',
   ].map((text) => sqlite.prepare<unknown, [number]>(text));
   // API keys and webhooks go by their foreign keys' ON DELETE CASCADE.

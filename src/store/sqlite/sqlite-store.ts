@@ -706,9 +706,7 @@ function linkManagement(sqlite: Database, hooks: SqliteWebhooks) {
   );
   const removals = [
     'DELETE FROM links WHERE id = ?',
-    'DELETE FROM clicks WHERE link_id = ?',
-    'DELETE FROM click_records WHERE link_id = ?',
-    'DELETE FROM click_days WHERE link_id = ?',
+    ...schema.LINK_CLICK_TABLES.map((table) => `DELETE FROM ${table} WHERE link_id = ?`),
   ].map((text) => sqlite.prepare<unknown, [number]>(text));
   return {
     byCode,
