@@ -7,7 +7,7 @@ import { ApiError, Messages, notFound } from '../domain/errors.ts';
 import { parseKeySettings } from '../domain/key-settings.ts';
 import { parseJsonBody, requireJsonObject } from '../http/body.ts';
 import { errorResponse, errorResponses } from '../http/model.ts';
-import { jsonResponse } from '../http/responses.ts';
+import { isoOrNull, jsonResponse } from '../http/responses.ts';
 import { type ApiKey, KEY_LIMIT_REACHED } from '../store/accounts.ts';
 import type { Store } from '../store/store.ts';
 import { generateKey, keyHash, shownPart } from './api-keys.ts';
@@ -17,17 +17,15 @@ import type { TokenKey } from './tokens.ts';
 /** Keys one user may have at once. */
 export const KEYS_PER_USER = 100;
 
-const iso = (at: number | null) => (at === null ? null : new Date(at).toISOString());
-
 function keyToJson(key: ApiKey) {
   return {
     id: key.id,
     name: key.name,
     prefix: key.prefix,
     scope: key.scope,
-    created_at: iso(key.createdAt),
-    expires_at: iso(key.expiresAt),
-    last_used_at: iso(key.lastUsedAt),
+    created_at: isoOrNull(key.createdAt),
+    expires_at: isoOrNull(key.expiresAt),
+    last_used_at: isoOrNull(key.lastUsedAt),
   };
 }
 

@@ -15,3 +15,8 @@ export function jsonResponse(status: number, body: unknown, headers?: Record<str
 export function errorResponse(status: number, message: Message, headers?: Record<string, string>) {
   return jsonResponse(status, { error: message }, headers);
 }
+
+/** A moment (ms since the epoch) as the API writes it, ISO 8601 UTC; null stays null. */
+export function isoOrNull(ms: number | null): string | null {
+  return ms === null ? null : new Date(ms).toISOString();
+}

@@ -1,6 +1,7 @@
 // The public form of a link: exactly the fields interface.md lists for the mode.
 
 import type { Mode } from '../config/config.ts';
+import { isoOrNull } from '../http/responses.ts';
 import type { Link, LinkDetail } from '../store/store.ts';
 
 export interface LinkJsonOpen {
@@ -59,7 +60,7 @@ export function linkDetailToJson(mode: Mode): (link: LinkDetail) => LinkDetailJs
   return (link) => ({
     ...toJson(link),
     source: link.source,
-    expires_at: link.expiresAt === null ? null : new Date(link.expiresAt).toISOString(),
+    expires_at: isoOrNull(link.expiresAt),
     max_clicks: link.maxClicks,
     password_protected: link.passwordHash !== null,
     status: isExpired(link) ? 'expired' : 'active',

@@ -11,6 +11,7 @@ import {
   WEBHOOK_URL_MAX_LENGTH,
 } from '../domain/webhooks.ts';
 import { bodyError, ruleFormat } from '../http/model.ts';
+import { isoOrNull } from '../http/responses.ts';
 import type { DeliveryRecord, Webhook } from '../store/store.ts';
 import { messageId } from './payloads.ts';
 
@@ -109,8 +110,6 @@ export const DeliverySchema = t.Object(
 
 export const WebhookParams = t.Object({ id: t.String({ description: 'A webhook id.' }) });
 
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
-
 export function webhookJson(hook: Webhook) {
   return {
     id: hook.id,
@@ -135,7 +134,7 @@ export function deliveryJson(delivery: DeliveryRecord) {
           : 'failed',
     last_status: delivery.lastStatus,
     last_error: delivery.lastError,
-    next_attempt_at: iso(delivery.nextAttemptAt),
-    delivered_at: iso(delivery.deliveredAt),
+    next_attempt_at: isoOrNull(delivery.nextAttemptAt),
+    delivered_at: isoOrNull(delivery.deliveredAt),
   };
 }
