@@ -152,7 +152,7 @@ export function openSqlite(options: SqliteOptions): SqliteStore {
     // pages were faster: offset 500,000 of 1M p50 25 vs 59 ms.
     sqlite.run('PRAGMA mmap_size = 0');
     const db = drizzle({ client: sqlite, schema });
-    applyMigrations(db);
+    applyMigrations(sqlite);
     attachCounts(sqlite, countsPath);
     reconcileCounts(sqlite);
     const guard = inFile
