@@ -91,13 +91,18 @@ if [ -z "$version" ]; then
 fi
 if [ -z "$revision" ]; then
   revision=$(echo "$version_line" | grep -oE '\b[0-9a-f]{7,40}\b' | head -n 1 || true)
+  # A short commit, in full when this checkout has it.
+  if [ -n "$revision" ]; then
+    revision=$(git rev-parse --verify --quiet "$revision^{commit}" 2>/dev/null || echo "$revision")
+  fi
 fi
 if [ -z "$revision" ]; then
   revision=$(git rev-parse HEAD 2>/dev/null || echo unknown)
 fi
 # A remote URL may carry a user and a token (https://user:token@host/…): never in a label.
 source_url=${KURZ_SOURCE_URL:-$(git remote get-url origin 2>/dev/null | sed 's|://[^/@]*@|://|' || true)}
-if [ -z "${tags# }" ]; then tags="kurz:$version kurz:latest"; fi
+# A tag takes letters, digits, _ . and -: a version such as 1.0.0+abc is 1.0.0-abc there.
+if [ -z "${tags# }" ]; then tags="kurz:$(echo "$version" | tr -c 'A-Za-z0-9_.\n-' '-') kurz:latest"; fi
 epoch=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || echo 0)}
 
 certificates=/etc/ssl/certs/ca-certificates.crt
