@@ -1,6 +1,7 @@
 #!/usr/bin/env sh
 # `npm test`: the whole suite — format and lint, type check, build the executable,
-# make sure a PostgreSQL server is there (scripts/ensure-postgres.sh), then every test
+# make sure a PostgreSQL server is there (scripts/ensure-postgres.sh), and podman for
+# the container image (scripts/ensure-podman.sh), then every test
 # (in-process, against the compiled binary, in the browser) with SQLite as the
 # in-process store, then the in-process HTTP tests again with PostgreSQL as their store,
 # each run followed by a check that the tests left no folder or process behind. Needs
@@ -16,6 +17,9 @@ echo "== chromium (browser tests)" && sh scripts/ensure-chromium.sh
 echo "== nginx and openssl (the reverse-proxy examples)" && sh scripts/ensure-nginx.sh
 echo "== caddy (the Caddy example)" && {
   sh scripts/ensure-caddy.sh || echo "kurz: caddy could not be installed; the Caddy example's test is skipped" >&2
+}
+echo "== podman and runc (the container image)" && {
+  sh scripts/ensure-podman.sh || echo "kurz: podman could not be installed; the container image's test is skipped" >&2
 }
 
 echo "== postgresql (tests on PostgreSQL)"

@@ -8,6 +8,7 @@ import { parseCommandLine, readBlocklist } from './config/cli.ts';
 import { type Config, ConfigError } from './config/config.ts';
 import { copyCommand } from './copy/command.ts';
 import { StoreUnavailableError } from './domain/errors.ts';
+import { healthcheckCommand } from './health/command.ts';
 import { consoleLogger, type Logger, loggerFor } from './logger.ts';
 import { describeDatabase } from './store/database-url.ts';
 import { openStore } from './store/open.ts';
@@ -30,7 +31,7 @@ async function main(argv: string[]): Promise<number> {
     console.error(`kurz: ${error.message}`);
     return 2;
   }
-  if (command.kind !== 'help' && command.kind !== 'version') {
+  if ('config' in command) {
     log = loggerFor(command.config.logFormat);
     // Files kurz creates (the database and its side files) are the owner's alone:
     // they hold password hashes and the token key.
@@ -53,6 +54,8 @@ async function main(argv: string[]): Promise<number> {
       return rotateSecret(command.config);
     case 'copy':
       return copyCommand(command, log);
+    case 'healthcheck':
+      return healthcheckCommand(command, log);
     case 'serve':
       return serve(command.config);
     case 'user':

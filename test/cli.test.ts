@@ -13,7 +13,7 @@ import { tempDir } from './support/cleanup.ts';
 
 function config(argv: string[], env: Record<string, string> = {}) {
   const command = parseCommandLine(argv, env);
-  if (command.kind === 'help' || command.kind === 'version') throw new Error(command.kind);
+  if (!('config' in command)) throw new Error(command.kind);
   return command.config;
 }
 
@@ -197,6 +197,7 @@ describe('command line', () => {
       'migrate',
       'rotate-secret',
       'copy',
+      'healthcheck',
       'user',
       'backup',
       'export',
@@ -208,10 +209,58 @@ describe('command line', () => {
     expect(general).toContain('KURZ_WEBHOOK_ALLOW_PRIVATE');
     expect(help(['serve', '--help'])).toBe(general);
     expect(help(['copy', '--help'])).toContain('kurz copy --from SOURCE --to TARGET');
+    expect(help(['healthcheck', '--help'])).toContain('--timeout SECS');
     expect(help(['user', 'add', '--help'])).toContain('kurz user passwd EMAIL');
     expect(help(['backup', '-h'])).toContain('pg_dump');
     expect(help(['export', '--help'])).toContain('--clicks');
     expect(help(['import', '--help'])).toContain('--dry-run');
+  });
+
+  test('healthcheck reads where the server listens from its flags and variables, and nothing else', () => {
+    expect(parseCommandLine(['healthcheck'], {})).toEqual({
+      kind: 'healthcheck',
+      host: '0.0.0.0',
+      port: 3000,
+      timeoutMs: 3000,
+    });
+    const env = { KURZ_HOST: '::', PORT: '8080', KURZ_HEALTHCHECK_TIMEOUT: '10' };
+    expect(parseCommandLine(['healthcheck'], env)).toEqual({
+      kind: 'healthcheck',
+      host: '::',
+      port: 8080,
+      timeoutMs: 10_000,
+    });
+    expect(
+      parseCommandLine(
+        ['healthcheck', '--host', '127.0.0.1', '--port=9000', '--timeout', '1'],
+        env,
+      ),
+    ).toEqual({ kind: 'healthcheck', host: '127.0.0.1', port: 9000, timeoutMs: 1000 });
+    // A variable of the server that cannot be read (a secret file, the blocklist, the
+    // database) is nothing to it.
+    expect(
+      parseCommandLine(['healthcheck'], {
+        KURZ_JWT_SECRET_FILE: '/nonexistent/key',
+        KURZ_BLOCKLIST: '/nonexistent/list',
+        DATABASE_URL: 'mysql://nowhere',
+      }).kind,
+    ).toBe('healthcheck');
+  });
+
+  test.each([
+    [
+      ['healthcheck', '--port', '0'],
+      '--port must be the port kurz listens on, not 0 (which picks a free one)',
+    ],
+    [['healthcheck', '--port', 'x'], '--port must be a port from 0 to 65535 (got "x")'],
+    [
+      ['healthcheck', '--timeout', '0'],
+      '--timeout must be a number of seconds from 1 to 60 (got "0")',
+    ],
+    [['healthcheck', '--timeout'], '--timeout needs a value'],
+    [['healthcheck', '--mode', 'open'], 'unknown flag --mode for healthcheck (see --help)'],
+  ])('%p → %p', (argv, message) => {
+    expect(() => parseCommandLine(argv, {})).toThrow(new ConfigError(message));
   });
 
   test('a sqlite:// URL is read as a path', () => {
@@ -358,7 +407,7 @@ describe('command line', () => {
     ],
     [
       ['frobnicate'],
-      'unknown command "frobnicate" (expected serve, migrate, rotate-secret, copy, user, backup, export, import; see --help)',
+      'unknown command "frobnicate" (expected serve, migrate, rotate-secret, copy, healthcheck, user, backup, export, import; see --help)',
     ],
   ])('%p → %p', (argv, message) => {
     expect(() => parseCommandLine(argv, {})).toThrow(new ConfigError(message));

@@ -727,7 +727,7 @@ describe('click retention', () => {
 
   const retention = (argv: string[], env: Record<string, string> = {}) => {
     const command = parseCommandLine(argv, env);
-    if (command.kind === 'help' || command.kind === 'version') throw new Error(command.kind);
+    if (!('config' in command)) throw new Error(command.kind);
     return command.config.clickRetentionDays;
   };
 

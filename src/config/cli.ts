@@ -51,6 +51,8 @@ export type Command =
   | { kind: ConfiguredCommand; config: Config }
   /** `config` holds the defaults both databases are opened with. */
   | { kind: 'copy'; config: Config; from: string; to: string }
+  /** Where the server listens (the server's own flags), and how long to wait for it. */
+  | { kind: 'healthcheck'; host: string; port: number; timeoutMs: number }
   | ToolCommand
   /** `usage`: the text to print (the whole program's, or one command's). */
   | { kind: 'help'; usage: string }
@@ -362,6 +364,8 @@ Usage:
                           replace the token key kept in the database (every token becomes invalid)
   kurz copy --from SOURCE --to TARGET
                           copy everything from one database into an empty one, then verify
+  kurz healthcheck [--host H] [--port N] [--timeout SECS]
+                          exit 0 when the kurz listening there answers GET /health "Healthy"
 ${Object.entries(TOOL_SPECS)
   .map(([name, spec]) => `  kurz ${name.padEnd(18)} ${spec.synopsis}`)
   .join('\n')}
@@ -431,6 +435,7 @@ export function parseCommandLine(
   if (args.includes('--version') || args.includes('-v')) return { kind: 'version' };
 
   if (word === 'copy') return parseCopy(args.slice(1), env);
+  if (word === 'healthcheck') return parseHealthcheck(args.slice(1), env);
   if (word !== undefined && word in TOOL_SPECS) {
     return parseTool(word as ToolName, args.slice(1), env);
   }
@@ -439,7 +444,7 @@ export function parseCommandLine(
   if (word !== undefined) {
     args.shift();
     if (!(COMMANDS as readonly string[]).includes(word)) {
-      const known = [...COMMANDS, 'copy', ...TOOLS].join(', ');
+      const known = [...COMMANDS, 'copy', 'healthcheck', ...TOOLS].join(', ');
       throw new ConfigError(`unknown command "${word}" (expected ${known}; see --help)`);
     }
     kind = word as ConfiguredCommand;
@@ -478,6 +483,7 @@ function helpFor(word: string | undefined): string {
   const spec = word === undefined ? undefined : TOOL_SPECS[word as ToolName];
   if (spec !== undefined) return spec.usage;
   if (word === 'copy') return COPY_USAGE;
+  if (word === 'healthcheck') return HEALTHCHECK_USAGE;
   return USAGE;
 }
 
@@ -607,4 +613,61 @@ function parseCopy(args: string[], env: Record<string, string | undefined>): Com
     }
   };
   return { kind: 'copy', config: defaultConfig(), from: database('--from'), to: database('--to') };
+}
+
+const HEALTHCHECK_USAGE = `Usage:
+  kurz healthcheck [--host H] [--port N] [--timeout SECS]
+
+Asks the kurz listening at H:N for GET /health: exits 0 when it answers 200 "Healthy",
+else 1 with one line on stderr saying why (the connection refused, no answer in time,
+503 "Database unavailable", …). It reads --host and --port, and their variables, as kurz
+serve does, so that with the server's environment (a container's) it finds the server;
+one listening on every address (0.0.0.0 or ::) is asked on loopback (127.0.0.1 or ::1).
+It opens no database and reads no other setting: it is the container image's
+HEALTHCHECK, cheap enough to run every few seconds.
+
+Flags:
+  --host H          KURZ_HOST                 the address kurz listens on (default 0.0.0.0)
+  --port N          PORT                      the port it listens on (default 3000)
+  --timeout SECS    KURZ_HEALTHCHECK_TIMEOUT  how long to wait for the answer (default 3)
+`;
+
+/** Flags of `kurz healthcheck`: two of the server's (the same variables) and its own. */
+const HEALTHCHECK_FLAGS = {
+  '--host': 'KURZ_HOST',
+  '--port': 'PORT',
+  '--timeout': 'KURZ_HEALTHCHECK_TIMEOUT',
+} as const;
+
+/**
+ * Seconds the health check waits by default: less than the container image's HEALTHCHECK
+ * --timeout, so that a slow answer is said by kurz rather than cut off by the runtime.
+ */
+const HEALTHCHECK_TIMEOUT_S = 3;
+
+function parseHealthcheck(args: string[], env: Record<string, string | undefined>): Command {
+  const given = gather(args, env, HEALTHCHECK_FLAGS, 'healthcheck');
+  // Only --host and --port: the server's other variables (a secret file, the blocklist)
+  // are nothing to a health check, and it must not fail on them.
+  const server = defaultConfig();
+  for (const flag of ['--host', '--port'] as const) {
+    const entry = given.get(flag);
+    if (entry !== undefined) apply(flag, entry.label, entry.value, server);
+  }
+  if (server.port === 0) {
+    const label = given.get('--port')?.label as string;
+    throw new ConfigError(
+      `${label} must be the port kurz listens on, not 0 (which picks a free one)`,
+    );
+  }
+  let seconds = HEALTHCHECK_TIMEOUT_S;
+  const timeout = given.get('--timeout');
+  try {
+    if (timeout !== undefined) {
+      seconds = wholeNumber(timeout.value, 1, 60, 'a number of seconds from 1 to 60');
+    }
+  } catch (problem) {
+    throw new ConfigError(`${timeout?.label} ${problem}`);
+  }
+  return { kind: 'healthcheck', host: server.host, port: server.port, timeoutMs: seconds * 1000 };
 }
