@@ -3,6 +3,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { copyFileSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { describeCheckout, VERSION } from '../src/version.ts';
 import { BINARY, call, runKurz, startKurz, tempDir } from './support/binary.ts';
 
 beforeAll(() => {
@@ -130,7 +131,15 @@ describe('dist/kurz', () => {
     }
     const version = await runKurz(['--version']);
     expect(version.code).toBe(0);
-    expect(version.stdout.trim()).toMatch(/^kurz \d+\.\d+\.\d+$/);
+    expect(version.stdout).toMatch(/^kurz \d+\.\d+\.\d+ \(commit [0-9a-f]{12}(-dirty)?\)\n$/);
+  });
+
+  test('--version names the version and the commit it was built from', async () => {
+    // Built from this checkout as it is now (npm test builds right before the tests); a
+    // stale dist/kurz names an older commit.
+    const checkout = resolve(import.meta.dir, '..');
+    const version = await runKurz(['--version']);
+    expect(version.stdout.trim()).toBe(`kurz ${VERSION} (commit ${describeCheckout(checkout)})`);
   });
 
   test.each([
