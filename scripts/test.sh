@@ -17,6 +17,9 @@ echo "== nginx and openssl (the reverse-proxy examples)" && sh scripts/ensure-ng
 echo "== caddy (the Caddy example)" && {
   sh scripts/ensure-caddy.sh || echo "kurz: caddy could not be installed; the Caddy example's test is skipped" >&2
 }
+echo "== qemu-user (the release test runs the arm64 and baseline builds under emulation)" && {
+  sh scripts/ensure-qemu.sh || echo "kurz: qemu-user could not be installed; the release test skips the emulated runs" >&2
+}
 
 echo "== postgresql (tests on PostgreSQL)"
 RUN_TMP=""
