@@ -15,7 +15,7 @@ import { openStore } from './store/open.ts';
 import type { Store } from './store/store.ts';
 import { exportCommand, importCommand } from './transfer/command.ts';
 import { userCommand } from './users/command.ts';
-import { VERSION } from './version.ts';
+import { versionLine } from './version.ts';
 import { WebhookDispatcher } from './webhooks/dispatcher.ts';
 import { systemResolve } from './webhooks/targets.ts';
 
@@ -42,7 +42,7 @@ async function main(argv: string[]): Promise<number> {
       process.stdout.write(command.usage);
       return 0;
     case 'version':
-      console.log(`kurz ${VERSION}`);
+      console.log(versionLine());
       return 0;
     case 'migrate': {
       const store = await openStore(command.config, log);

@@ -2,7 +2,8 @@
 
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { copyFileSync, existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { describeCheckout, VERSION } from '../src/version.ts';
 import { BINARY, call, runKurz, startKurz, tempDir } from './support/binary.ts';
 
 beforeAll(() => {
@@ -103,6 +104,14 @@ describe('dist/kurz', () => {
     expect(existsSync(join(dir, 'sub', 'dir', 'k.db'))).toBe(true);
   });
 
+  test('names no file of the checkout it was built from', async () => {
+    // Such a path (once the maintenance thread's, from import.meta.url) is missing wherever
+    // the executable is copied, and makes builds of one commit differ between checkouts.
+    const checkout = resolve(import.meta.dir, '..');
+    const bytes = Buffer.from(await Bun.file(BINARY).arrayBuffer());
+    expect(bytes.indexOf(`${checkout}/`)).toBe(-1);
+  });
+
   test('--help and --version answer and exit 0', async () => {
     const help = await runKurz(['--help']);
     expect(help.code).toBe(0);
@@ -122,7 +131,15 @@ describe('dist/kurz', () => {
     }
     const version = await runKurz(['--version']);
     expect(version.code).toBe(0);
-    expect(version.stdout.trim()).toMatch(/^kurz \d+\.\d+\.\d+$/);
+    expect(version.stdout).toMatch(/^kurz \d+\.\d+\.\d+ \(commit [0-9a-f]{12}(-dirty)?\)\n$/);
+  });
+
+  test('--version names the version and the commit it was built from', async () => {
+    // Built from this checkout as it is now (npm test builds right before the tests); a
+    // stale dist/kurz names an older commit.
+    const checkout = resolve(import.meta.dir, '..');
+    const version = await runKurz(['--version']);
+    expect(version.stdout.trim()).toBe(`kurz ${VERSION} (commit ${describeCheckout(checkout)})`);
   });
 
   test.each([

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import pkg from '../package.json' with { type: 'json' };
 import {
   parseCommandLine,
   parseRate,
@@ -9,6 +10,7 @@ import {
   USAGE,
 } from '../src/config/cli.ts';
 import { ConfigError } from '../src/config/config.ts';
+import { describeCheckout, versionLine } from '../src/version.ts';
 import { tempDir } from './support/cleanup.ts';
 
 function config(argv: string[], env: Record<string, string> = {}) {
@@ -411,5 +413,39 @@ describe('command line', () => {
     ],
   ])('%p → %p', (argv, message) => {
     expect(() => parseCommandLine(argv, {})).toThrow(new ConfigError(message));
+  });
+});
+
+describe('kurz --version', () => {
+  const git = (dir: string, ...args: string[]) => {
+    const run = Bun.spawnSync(
+      ['git', '-c', 'user.name=kurz', '-c', 'user.email=kurz@example.com', ...args],
+      { cwd: dir, stdout: 'pipe', stderr: 'pipe' },
+    );
+    if (!run.success) throw new Error(`git ${args.join(' ')}: ${run.stderr}`);
+    return run.stdout.toString().trim();
+  };
+
+  test('names the commit: 12 hex digits, -dirty with changes not committed, unknown outside git', () => {
+    const dir = tempDir();
+    expect(describeCheckout(dir)).toBe('unknown');
+    git(dir, 'init', '-q');
+    expect(describeCheckout(dir)).toBe('unknown');
+    writeFileSync(join(dir, 'a.txt'), 'one\n');
+    git(dir, 'add', 'a.txt');
+    git(dir, 'commit', '-q', '-m', 'one');
+    const head = git(dir, 'rev-parse', 'HEAD').slice(0, 12);
+    expect(describeCheckout(dir)).toBe(head);
+    writeFileSync(join(dir, 'a.txt'), 'two\n');
+    expect(describeCheckout(dir)).toBe(`${head}-dirty`);
+    git(dir, 'checkout', '-q', 'a.txt');
+    writeFileSync(join(dir, 'new.ts'), 'export {};\n');
+    expect(describeCheckout(dir)).toBe(`${head}-dirty`);
+  });
+
+  test('run from source, it reads the commit of its checkout', () => {
+    const checkout = join(import.meta.dir, '..');
+    expect(versionLine()).toBe(`kurz ${pkg.version} (commit ${describeCheckout(checkout)})`);
+    expect(versionLine()).toMatch(/^kurz \d+\.\d+\.\d+ \(commit [0-9a-f]{12}(-dirty)?\)$/);
   });
 });

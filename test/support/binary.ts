@@ -1,5 +1,6 @@
 // Starts the compiled dist/kurz as a child process on port 0 and reads the port it
-// prints, so tests talk to the real executable over HTTP.
+// prints, so tests talk to the real executable over HTTP. KURZ_TEST_BINARY names another
+// executable (the release test runs the walk-through on the one from its archive).
 
 import { resolve } from 'node:path';
 import type { Subprocess } from 'bun';
@@ -7,7 +8,9 @@ import { tempDir, track } from './cleanup.ts';
 
 export { tempDir };
 
-export const BINARY = resolve(import.meta.dir, '..', '..', 'dist', 'kurz');
+export const BINARY = resolve(
+  process.env.KURZ_TEST_BINARY || resolve(import.meta.dir, '..', '..', 'dist', 'kurz'),
+);
 const LISTENING = /kurz listening on http:\/\/[^:]+:(\d+) /;
 
 export interface Running {
@@ -26,18 +29,34 @@ export interface StartOptions {
   binary?: string;
   /** What runKurz feeds on stdin (nothing when absent). */
   input?: string;
+  /** A command that runs the binary, such as an emulator: `qemu-aarch64 -L …`. */
+  runner?: string[];
+  /** How long startKurz waits for the listening line (10 s unless said). */
+  startTimeoutMs?: number;
 }
 
 /** Runs `kurz serve --port 0 …args` and waits for its listening line. */
 export async function startKurz(args: string[], options: StartOptions = {}): Promise<Running> {
   const proc = track(
-    Bun.spawn([options.binary ?? BINARY, 'serve', '--port', '0', '--host', '127.0.0.1', ...args], {
-      cwd: options.cwd ?? tempDir(),
-      env: { PATH: process.env.PATH ?? '', ...options.env },
-      stdin: 'ignore',
-      stdout: 'pipe',
-      stderr: 'pipe',
-    }),
+    Bun.spawn(
+      [
+        ...(options.runner ?? []),
+        options.binary ?? BINARY,
+        'serve',
+        '--port',
+        '0',
+        '--host',
+        '127.0.0.1',
+        ...args,
+      ],
+      {
+        cwd: options.cwd ?? tempDir(),
+        env: { PATH: process.env.PATH ?? '', ...options.env },
+        stdin: 'ignore',
+        stdout: 'pipe',
+        stderr: 'pipe',
+      },
+    ),
   );
   let out = '';
   let err = '';
@@ -50,7 +69,7 @@ export async function startKurz(args: string[], options: StartOptions = {}): Pro
   };
   void pump(proc.stdout, 'out');
   void pump(proc.stderr, 'err');
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + (options.startTimeoutMs ?? 10_000);
   while (!LISTENING.test(out)) {
     if (proc.exitCode !== null || Date.now() > deadline) {
       proc.kill('SIGKILL');
@@ -73,7 +92,7 @@ export async function startKurz(args: string[], options: StartOptions = {}): Pro
 
 /** Runs the binary to completion (for --help, bad flags, migrate). */
 export function runKurz(args: string[], options: StartOptions = {}) {
-  return run([options.binary ?? BINARY, ...args], {
+  return run([...(options.runner ?? []), options.binary ?? BINARY, ...args], {
     cwd: options.cwd ?? tempDir(),
     env: { PATH: process.env.PATH ?? '', ...options.env },
     input: options.input,

@@ -248,7 +248,16 @@ type Maintenance = () => Promise<void>;
 
 /** The checkpoint thread for a file database; until it runs, and if it fails, the writer checkpoints as usual. */
 function startMaintenance(sqlite: Database, path: string, countsPath: string): Maintenance {
-  const worker = new Worker(new URL('./maintenance.ts', import.meta.url).href);
+  // In the executable the thread is the build's second entrypoint, named by its path under
+  // src/; a URL made from import.meta.url would name the file in the checkout it was built
+  // from (the bundler writes that path in), which is missing wherever the executable is
+  // copied. The build defines Bun.isStandaloneExecutable, so the other branch, and the
+  // checkout's path with it, is left out of the executable.
+  const worker = new Worker(
+    Bun.isStandaloneExecutable
+      ? './store/sqlite/maintenance.ts'
+      : new URL('./maintenance.ts', import.meta.url).href,
+  );
   worker.onmessage = (event) => {
     if (event.data === 'started') {
       sqlite.run(`PRAGMA wal_autocheckpoint = ${WRITER_CHECKPOINT_PAGES}`);
