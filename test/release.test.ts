@@ -27,7 +27,16 @@ import {
 } from '../scripts/release/notices.ts';
 import { archiveName, binaryName, DOCUMENTS, TARGETS, type Target } from '../scripts/release.ts';
 import { VERSION } from '../src/version.ts';
-import { call, run, runKurz, type StartOptions, startKurz, tempDir } from './support/binary.ts';
+import {
+  call,
+  eventually,
+  run,
+  runKurz,
+  type StartOptions,
+  startKurz,
+  tempDir,
+} from './support/binary.ts';
+import { track } from './support/cleanup.ts';
 import {
   type ExecutableHeader,
   executableHeader,
@@ -373,4 +382,60 @@ describe('the Linux builds that run here', () => {
   if (!qemu.aarch64 || !qemu.arm64Libc || !qemu.x86_64) {
     console.log(`release test: the emulated runs are skipped: qemu is missing; ${NO_QEMU}`);
   }
+});
+
+describe("the README's install steps", () => {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const start = readme.indexOf('### A release archive');
+  const section = readme.slice(start, readme.indexOf('\n### ', start + 1));
+
+  test('name every archive of this version', () => {
+    for (const t of TARGETS) expect(section).toContain(`\`${archiveName(t)}\``);
+  });
+
+  test('check, unpack and start the linux-x64 archive, as written', async () => {
+    const steps = /```sh\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+    const lines = steps
+      .split('\n')
+      .map((line) => line.replace(/\s+#.*$/, ''))
+      .filter((line) => line.trim() !== '');
+    expect(lines.at(-1)).toBe('./kurz');
+    // Beside the archive, as a download leaves it: SHA256SUMS of all, one archive.
+    const downloads = tempDir();
+    const archive = archiveName(target('linux-x64'));
+    symlinkSync(join(out, archive), join(downloads, archive));
+    symlinkSync(join(out, 'SHA256SUMS'), join(downloads, 'SHA256SUMS'));
+    // The last step is the server: it takes the shell's place, on a free port.
+    const script = [...lines.slice(0, -1), `exec ${lines.at(-1)}`].join('\n');
+    const proc = track(
+      Bun.spawn(['sh', '-ec', script], {
+        cwd: downloads,
+        env: { PATH: process.env.PATH ?? '', PORT: '0', KURZ_HOST: '127.0.0.1' },
+        stdout: 'pipe',
+        stderr: 'pipe',
+      }),
+    );
+    let output = '';
+    for (const stream of [proc.stdout, proc.stderr]) {
+      void (async () => {
+        for await (const chunk of stream) output += new TextDecoder().decode(chunk);
+      })();
+    }
+    try {
+      const listening = /kurz listening on (http:\/\/127\.0\.0\.1:\d+) /;
+      await eventually(
+        () => listening.test(output),
+        () => `kurz started (${output})`,
+        30_000,
+      );
+      expect(output).toContain(`${archive}: OK`);
+      expect(output).toContain(`kurz ${VERSION} (commit ${stamp.commit})\n`);
+      expect(output).toContain('db: ./data/kurz.db');
+      const health = await call(listening.exec(output)?.[1] as string, 'GET', '/health');
+      expect(health.status).toBe(200);
+    } finally {
+      proc.kill('SIGTERM');
+      expect(await proc.exited).toBe(0);
+    }
+  }, 60_000);
 });
