@@ -284,6 +284,29 @@ describe.skipIf(cannotRun !== null)('the image, built and run by podman', () => 
   /** The first container's clicks on the link `box`, each answered 307. */
   let clicks = 0;
 
+  /** Starts a container of the image on the volume, in open mode, and waits for /health. */
+  async function runServer(name: string, ...options: string[]) {
+    await podmanOk(
+      'run',
+      '--detach',
+      ...options,
+      '--name',
+      name,
+      '--env',
+      `PORT=${port}`,
+      '--env',
+      'KURZ_MODE=open',
+      '--volume',
+      'kurzdata:/data',
+      IMAGE,
+    );
+    await eventually(
+      async () => (await fetch(`${url}/health`).catch(() => null))?.status === 200,
+      `${name} answering in its container`,
+      10_000,
+    );
+  }
+
   beforeAll(async () => {
     if (!existsSync(BINARY)) throw new Error(`${BINARY} is missing: run \`bun run build\` first`);
     const started = performance.now();
@@ -409,24 +432,7 @@ describe.skipIf(cannotRun !== null)('the image, built and run by podman', () => 
   }, 60_000);
 
   test('serves from a named volume: /health, a link made in open mode, its 307; podman healthcheck run says healthy', async () => {
-    await podmanOk(
-      'run',
-      '--detach',
-      '--name',
-      'kurz-first',
-      '--env',
-      `PORT=${port}`,
-      '--env',
-      'KURZ_MODE=open',
-      '--volume',
-      'kurzdata:/data',
-      IMAGE,
-    );
-    await eventually(
-      async () => (await fetch(`${url}/health`).catch(() => null))?.status === 200,
-      'kurz answering in its container',
-      10_000,
-    );
+    await runServer('kurz-first');
     expect(await podmanOk('logs', 'kurz-first')).toContain(
       `kurz listening on http://0.0.0.0:${port} (mode: open, db: /data/kurz.db)`,
     );
@@ -480,25 +486,7 @@ describe.skipIf(cannotRun !== null)('the image, built and run by podman', () => 
 
     // As an upgrade would: another container of the image, on the same volume; read-only,
     // so that kurz shows it writes nowhere but /data (and the /tmp podman gives it).
-    await podmanOk(
-      'run',
-      '--detach',
-      '--read-only',
-      '--name',
-      'kurz-second',
-      '--env',
-      `PORT=${port}`,
-      '--env',
-      'KURZ_MODE=open',
-      '--volume',
-      'kurzdata:/data',
-      IMAGE,
-    );
-    await eventually(
-      async () => (await fetch(`${url}/health`).catch(() => null))?.status === 200,
-      'the second container answering',
-      10_000,
-    );
+    await runServer('kurz-second', '--read-only');
     const links = await call(url, 'GET', '/api/links');
     expect(links.json).toEqual([
       expect.objectContaining({

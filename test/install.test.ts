@@ -78,3 +78,19 @@ describe('building from source', () => {
     }
   }, 60_000);
 });
+
+describe('running the container', () => {
+  test("the Install section's commands are the image script and the Container section's run line", () => {
+    const section = (heading: string) => {
+      // To the next heading of the same level.
+      const start = readme.indexOf(heading);
+      const level = heading.split(' ')[0] as string;
+      return readme.slice(start, readme.indexOf(`\n${level} `, start + heading.length));
+    };
+    const steps = /```sh\n([\s\S]*?)```/.exec(section('### The container'))?.[1] ?? '';
+    const [build, runLine] = steps.split('\n').map((line) => line.replace(/\s+#.*$/, ''));
+    expect(build).toBe('bun run image');
+    expect(pkg.scripts.image).toBe('sh scripts/image.sh');
+    expect(section('## Container')).toContain(`\n${runLine}\n`);
+  });
+});

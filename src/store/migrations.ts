@@ -43,12 +43,12 @@ export function migrationFailed(
 ): MigrationError {
   const reason = error instanceof Error ? error.message : String(error);
   const others = applying.length - 1;
-  const with_ =
+  const together =
     others > 0
       ? ` with the ${others} migration${others > 1 ? 's' : ''} before it in this start`
       : '';
   return new MigrationError(
-    `migration ${migration.tag} failed: ${reason}. It was rolled back${with_}, so the database is as it was before kurz started, and the kurz it came from still opens it.`,
+    `migration ${migration.tag} failed: ${reason}. It was rolled back${together}, so the database is as it was before kurz started, and the kurz it came from still opens it.`,
   );
 }
 
