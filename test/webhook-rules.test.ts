@@ -15,7 +15,7 @@ import {
   type Resolve,
   type TargetRefused,
 } from '../src/webhooks/targets.ts';
-import { run, tempDir } from './support/binary.ts';
+import { selfSignedCertificate } from './support/proxies.ts';
 import { verifyStandardWebhook } from './support/webhook-receiver.ts';
 
 describe('public addresses', () => {
@@ -172,29 +172,8 @@ describe('where a delivery connects', () => {
   });
 
   test("Bun's fetch, pinned so, checks the certificate against the name, not the address", async () => {
-    const dir = tempDir();
-    const [key, cert] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
-    const made = await run([
-      'openssl',
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-keyout',
-      key,
-      '-out',
-      cert,
-      '-days',
-      '1',
-      '-subj',
-      '/CN=hooks.test',
-      '-addext',
-      'subjectAltName=DNS:hooks.test',
-    ]);
-    expect(made.code).toBe(0);
+    const dir = await selfSignedCertificate('hooks.test');
+    const [key, cert] = [join(dir, 'privkey.pem'), join(dir, 'fullchain.pem')];
     const server = Bun.serve({
       hostname: '127.0.0.1',
       port: 0,

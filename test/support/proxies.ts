@@ -119,7 +119,10 @@ export async function startCaddy(caddyfile: string, probe: string): Promise<Runn
   };
 }
 
-/** A self-signed certificate for `name` (fullchain.pem and privkey.pem), as certbot lays them out. */
+/**
+ * A self-signed certificate for `name` (fullchain.pem and privkey.pem), as certbot lays
+ * them out; the name is its subject and its subjectAltName, which TLS clients check.
+ */
 export async function selfSignedCertificate(name: string): Promise<string> {
   const dir = tempDir('kurz-cert-');
   const made = await run([
@@ -135,6 +138,8 @@ export async function selfSignedCertificate(name: string): Promise<string> {
     '2',
     '-subj',
     `/CN=${name}`,
+    '-addext',
+    `subjectAltName=DNS:${name}`,
     '-keyout',
     join(dir, 'privkey.pem'),
     '-out',
