@@ -95,8 +95,9 @@ const cut = (text: string, max = 80) => (text.length > max ? `${text.slice(0, ma
 const label = (value: string | null, max: number) =>
   value === null ? null : cutLabel(storable(value), max);
 
-export class Importer {
-  private readonly summary: ImportSummary = {
+/** The summary of an import that has read nothing yet. */
+export function emptySummary(): ImportSummary {
+  return {
     read: 0,
     imported: 0,
     skipped: 0,
@@ -105,6 +106,10 @@ export class Importer {
     bad: 0,
     clicks: { read: 0, imported: 0, skipped: 0 },
   };
+}
+
+export class Importer {
+  private readonly summary: ImportSummary = emptySummary();
   private readonly batchSize: number;
   private readonly now: number;
   /** Accounts by e-mail and by id (for kurz's owners and for saying whose a code is). */

@@ -4,7 +4,12 @@
 import type { Store } from '../../src/store/store.ts';
 import { type ExportOptions, exportLinks } from '../../src/transfer/exporter.ts';
 import { type FormatName, readInput } from '../../src/transfer/formats.ts';
-import { Importer, type ImportOptions, type ImportSummary } from '../../src/transfer/importer.ts';
+import {
+  emptySummary,
+  Importer,
+  type ImportOptions,
+  type ImportSummary,
+} from '../../src/transfer/importer.ts';
 
 export async function exportText(
   store: Store,
@@ -64,14 +69,6 @@ export function summaryOf(
   },
 ): ImportSummary {
   const { clicks, ...rest } = counts;
-  return {
-    read: 0,
-    imported: 0,
-    skipped: 0,
-    conflicts: 0,
-    renamed: 0,
-    bad: 0,
-    ...rest,
-    clicks: { read: 0, imported: 0, skipped: 0, ...clicks },
-  };
+  const empty = emptySummary();
+  return { ...empty, ...rest, clicks: { ...empty.clicks, ...clicks } };
 }
