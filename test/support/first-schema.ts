@@ -130,6 +130,21 @@ function oldToken(secret: string, userId: number, now: number): Promise<string> 
   return signer.sign({ sub: String(userId), exp: Math.floor(now / 1000) + DAY_MS / 1000 });
 }
 
+/** The accounts as written, with their ids and a token each, as at a login then. */
+function loggedIn(
+  users: { email: string; password: string }[],
+  ids: number[],
+  secret: string,
+  now: number,
+): Promise<OldUser[]> {
+  return Promise.all(
+    users.map(async (u, i) => {
+      const id = ids[i] as number;
+      return { id, email: u.email, password: u.password, token: await oldToken(secret, id, now) };
+    }),
+  );
+}
+
 function firstMigrations(dialect: 'sqlite' | 'postgres') {
   const migrations = embeddedMigrations(dialect).slice(0, FIRST_SCHEMA.length);
   const tags = migrations.map((m) => m.tag);
@@ -193,16 +208,7 @@ export async function writeFirstSchemaSqlite(path: string): Promise<OldDatabase>
   }
   db.close();
   writeOldCounts(`${path}-counts`, clickIds);
-  return {
-    users: await Promise.all(
-      users.map(async (u, i) => {
-        const id = userIds[i] as number;
-        return { id, email: u.email, password: u.password, token: await oldToken(secret, id, now) };
-      }),
-    ),
-    links: written,
-    secret,
-  };
+  return { users: await loggedIn(users, userIds, secret, now), links: written, secret };
 }
 
 /**
@@ -277,21 +283,7 @@ export async function writeFirstSchemaPostgres(url: string): Promise<OldDatabase
         });
       }
     }
-    return {
-      users: await Promise.all(
-        users.map(async (u, i) => {
-          const id = userIds[i] as number;
-          return {
-            id,
-            email: u.email,
-            password: u.password,
-            token: await oldToken(secret, id, now),
-          };
-        }),
-      ),
-      links: written,
-      secret,
-    };
+    return { users: await loggedIn(users, userIds, secret, now), links: written, secret };
   } finally {
     await sql.close();
   }
