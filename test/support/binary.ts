@@ -157,7 +157,7 @@ export async function call(
 export async function eventually(
   check: () => boolean | Promise<boolean>,
   what: string | (() => string),
-  ms = 5000,
+  ms = 10_000,
 ): Promise<void> {
   const deadline = Date.now() + ms;
   while (!(await check())) {
