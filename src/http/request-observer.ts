@@ -3,11 +3,15 @@
 // answer is made, its route template and status. Registered only when one of them is on.
 
 import { Elysia, StatusMap } from 'elysia';
-import type { Metrics } from '../metrics/metrics.ts';
 import type { AccessLog, Arrival } from './access-log.ts';
 
+/** What the observer tells the metrics of each answer (metrics/metrics.ts implements it). */
+export interface RequestMetrics {
+  observeRequest(route: string | undefined, method: string, status: number, seconds: number): void;
+}
+
 export interface ObserverOptions {
-  metrics?: Metrics;
+  metrics?: RequestMetrics;
   accessLog?: AccessLog;
   /** Routes the metrics leave to a counter of their own (the redirect's). */
   uncounted?: ReadonlySet<string>;

@@ -6,6 +6,7 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { ClickWriter } from '../clicks/click-writer.ts';
 import type { FaultCounts } from '../http/error-handler.ts';
+import type { RequestMetrics } from '../http/request-observer.ts';
 import type { LinkWriter } from '../links/link-writer.ts';
 import type { LinkCache } from '../redirect/link-cache.ts';
 import type { RedirectCounts } from '../redirect/routes.ts';
@@ -57,7 +58,7 @@ const COMMIT_BUCKETS = [
 ];
 const BATCH_BUCKETS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000];
 
-export class Metrics {
+export class Metrics implements RequestMetrics {
   private readonly registry = new Registry();
   private readonly requests: Counter<'route' | 'method' | 'status'>;
   private readonly durations: Histogram<'route' | 'method'>;
