@@ -10,6 +10,7 @@ import {
   USAGE,
 } from '../src/config/cli.ts';
 import { ConfigError } from '../src/config/config.ts';
+import { SERVER_FLAGS } from '../src/config/flags.ts';
 import { describeCheckout, versionLine } from '../src/version.ts';
 import { tempDir } from './support/cleanup.ts';
 
@@ -319,6 +320,64 @@ describe('command line', () => {
     for (const [flag, env] of Object.entries(SERVER_FLAG_ENVS)) {
       expect([flag, new RegExp(`\\n  ${flag} .*${env}`).test(USAGE)]).toEqual([flag, true]);
     }
+  });
+
+  test('kurz --help gives every server flag its meaning and its default from DEFAULTS', () => {
+    for (const spec of SERVER_FLAGS) {
+      const lines = USAGE.split('\n');
+      const at = lines.findIndex((line) => line.startsWith(`  ${spec.flag} ${spec.value} `));
+      const under = lines.slice(at + 1);
+      const end = under.findIndex((line) => !line.startsWith('      '));
+      const text = under
+        .slice(0, end)
+        .map((line) => line.trim())
+        .join(' ');
+      expect([spec.flag, text]).toEqual([
+        spec.flag,
+        spec.default === undefined ? spec.meaning : `${spec.meaning} (default ${spec.default})`,
+      ]);
+    }
+    expect(USAGE).toContain('(default 3000)');
+    expect(USAGE).toContain('(default 30/10min)');
+    expect(USAGE).toContain('(default 64MiB)');
+  });
+
+  test('a flag given twice keeps its last value; a value may start with a dash', () => {
+    expect(config(['--port', '1', '--port=2', '--port', '3']).port).toBe(3);
+    expect(
+      config(['--base-url', 'https://a.example', '--base-url=https://b.example']),
+    ).toMatchObject({ baseUrl: 'https://b.example' });
+    const exported = parseCommandLine(['export', '--owner', '-x', '--format', '--clicks'], {});
+    expect(exported).toMatchObject({
+      options: new Map([
+        ['--owner', '-x'],
+        ['--format', '--clicks'],
+      ]),
+    });
+  });
+
+  test.each([
+    [['-abc'], 'unknown flag -abc (see --help)'],
+    [['-p=3'], 'unknown flag -p (see --help)'],
+    [['--port', '1', '--'], 'unknown flag -- (see --help)'],
+    [['--port', '1', 'extra'], 'unknown flag extra (see --help)'],
+    [['serve', ''], 'unknown flag  (see --help)'],
+    [['export', '-xy'], 'unknown flag -xy for export (see kurz export --help)'],
+    [['export', '--', 'f'], 'unknown flag -- for export (see kurz export --help)'],
+    [['import', 'f', '--port'], '--port needs a value'],
+    [['copy', '--from', '/a', 'x'], 'unknown flag x for copy (see --help)'],
+    // Names an object has by inheritance are no commands or flags.
+    [
+      ['constructor'],
+      'unknown command "constructor" (expected serve, migrate, rotate-secret, copy, healthcheck, user, backup, export, import; see --help)',
+    ],
+    [['--port', '1', 'toString', 'x'], 'unknown flag toString (see --help)'],
+  ])('words are refused as written: %p → %p', (argv, message) => {
+    expect(() => parseCommandLine(argv, {})).toThrow(new ConfigError(message));
+  });
+
+  test('kurz toString --help is the general help', () => {
+    expect(parseCommandLine(['toString', '--help'], {})).toEqual({ kind: 'help', usage: USAGE });
   });
 
   test('--log-format and --access-log take their words', () => {
