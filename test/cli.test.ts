@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pkg from '../package.json' with { type: 'json' };
 import {
@@ -506,5 +506,33 @@ describe('kurz --version', () => {
     const checkout = join(import.meta.dir, '..');
     expect(versionLine()).toBe(`kurz ${pkg.version} (commit ${describeCheckout(checkout)})`);
     expect(versionLine()).toMatch(/^kurz \d+\.\d+\.\d+ \(commit [0-9a-f]{12}(-dirty)?\)$/);
+  });
+});
+
+describe('docs/configuration.md', () => {
+  /** The rows of the page's flag tables: `--flag VALUE`, variable, default (undefined for —). */
+  const documented = () => {
+    const page = readFileSync(join(import.meta.dir, '../docs/configuration.md'), 'utf8');
+    return page
+      .split('\n')
+      .filter((line) => line.startsWith('| `-'))
+      .map((line) => {
+        const cells = line
+          .slice(1, -1)
+          .split(/(?<!\\)\|/)
+          .map((cell) => cell.trim().replaceAll('\\|', '|'));
+        const [flag, env, shown] = cells.map((cell) => cell.replace(/^`(.*)`$/, '$1'));
+        return [flag, env, shown === '—' ? undefined : shown];
+      });
+  };
+
+  test('its flag tables hold every server flag, variable and default of the code, and nothing else', () => {
+    const inCode = SERVER_FLAGS.map((spec) => [
+      `${spec.flag} ${spec.value}`,
+      spec.env,
+      spec.default,
+    ]);
+    const byFlag = (a: unknown[], b: unknown[]) => String(a[0]).localeCompare(String(b[0]));
+    expect(documented().sort(byFlag)).toEqual(inCode.sort(byFlag));
   });
 });
