@@ -3,7 +3,6 @@
 // that help, docs/configuration.md and the code cannot disagree) and the parser of
 // its value. `kurz serve` and `kurz migrate` read them all; the tools read them too.
 
-import { parseTrustedProxies } from '../net/client-address.ts';
 import { checked, type Given } from './args.ts';
 import {
   type Config,
@@ -22,6 +21,7 @@ import {
   parseDatabase,
   parseRate,
   parseSize,
+  parseTrustedProxies,
   readBlocklist,
   secret,
   secretFile,

@@ -3,6 +3,7 @@
 // the formatters that show a default the way its flag takes it.
 
 import { readFileSync } from 'node:fs';
+import { BlockList, isIP } from 'node:net';
 import { type Blocklist, BlocklistError, parseBlocklist } from '../domain/targets.ts';
 import type { RateLimit } from './config.ts';
 
@@ -129,7 +130,7 @@ export function readBlocklist(path: string): Blocklist {
   }
 }
 
-/** Whether a --db value names a PostgreSQL database rather than a SQLite file. */
+/** postgres:// or postgresql:// (any case): PostgreSQL; anything else is a SQLite path. */
 export function isPostgresUrl(db: string): boolean {
   return /^postgres(ql)?:\/\//i.test(db);
 }
@@ -151,4 +152,29 @@ export function parseDatabase(value: string): string {
     throw 'must be a SQLite file path, sqlite://PATH or a postgres:// URL';
   }
   return value.startsWith('sqlite://') ? value.slice('sqlite://'.length) : value;
+}
+
+/** The operator's trusted proxies; `undefined` when none are named (nothing forwarded is believed). */
+export type TrustedProxies = BlockList | undefined;
+
+/**
+ * Parses a list of addresses and CIDR blocks (`10.0.0.0/8`, `::1`, `fd00::/8`); throws
+ * a message naming the first entry that is neither.
+ */
+export function parseTrustedProxies(entries: readonly string[]): TrustedProxies {
+  if (entries.length === 0) return undefined;
+  const list = new BlockList();
+  for (const entry of entries) {
+    const [address = '', bits, extra] = entry.split('/');
+    const family = isIP(address);
+    const max = family === 4 ? 32 : 128;
+    const prefix = bits === undefined ? max : /^\d{1,3}$/.test(bits) ? Number(bits) : -1;
+    if (family === 0 || extra !== undefined || prefix < 0 || prefix > max) {
+      throw `must be addresses or CIDR blocks separated by commas (got "${entry}")`;
+    }
+    const type = family === 4 ? 'ipv4' : 'ipv6';
+    if (prefix === max) list.addAddress(address, type);
+    else list.addSubnet(address, prefix, type);
+  }
+  return list;
 }
