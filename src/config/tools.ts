@@ -3,8 +3,8 @@
 // (DATABASE_URL) names, safely while a kurz serves it; the server's other flags are
 // accepted (one environment file serves both) and ignored.
 
-import { gather, readWords } from './args.ts';
-import { type Config, ConfigError } from './config.ts';
+import { gather, readWords, type Word } from './args.ts';
+import { type Config, ConfigError, DEFAULTS } from './config.ts';
 import { SERVER_FLAG_ENVS, serverConfig } from './flags.ts';
 
 /**
@@ -41,7 +41,7 @@ export function isTool(word: string): word is ToolName {
 }
 
 const DB_FLAG = `  --db PATH|URL          DATABASE_URL  the database: a SQLite file or a postgres:// URL
-                                       (default ./data/kurz.db)`;
+                                       (default ${DEFAULTS.db})`;
 
 export const TOOL_SPECS: Record<ToolName, ToolSpec> = {
   user: {
@@ -197,7 +197,7 @@ export function parseTool(
   const takesValue: Record<string, boolean> = {};
   for (const flag of Object.keys(SERVER_FLAG_ENVS)) takesValue[flag] = true;
   for (const [flag, { value }] of Object.entries(spec.flags)) takesValue[flag] = value;
-  const serverWords = [];
+  const serverWords: Word[] = [];
   for (const word of readWords(args, takesValue)) {
     if (word.kind === 'argument') {
       positional.push(word.value);
