@@ -4,8 +4,9 @@
 import { createApp, createWriters, drainWriters } from './app.ts';
 import { TokenKey } from './auth/tokens.ts';
 import { backupCommand } from './backup/sqlite-backup.ts';
-import { parseCommandLine, readBlocklist } from './config/cli.ts';
+import { parseCommandLine } from './config/cli.ts';
 import { type Config, ConfigError } from './config/config.ts';
+import { readBlocklist } from './config/values.ts';
 import { copyCommand } from './copy/command.ts';
 import { StoreUnavailableError } from './domain/errors.ts';
 import { healthcheckCommand } from './health/command.ts';

@@ -1,7 +1,7 @@
 // A minimal logger seam: the binary writes to stdout/stderr, as plain lines or as one JSON
 // object a line (--log-format); tests capture or silence it.
 
-export type LogFormat = 'text' | 'json';
+import type { LogFormat } from './config/config.ts';
 
 /**
  * What a line is about, for the JSON format (`request_id`, `status`, …); the text format

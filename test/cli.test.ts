@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pkg from '../package.json' with { type: 'json' };
 import {
@@ -10,6 +10,7 @@ import {
   USAGE,
 } from '../src/config/cli.ts';
 import { ConfigError } from '../src/config/config.ts';
+import { SERVER_FLAGS } from '../src/config/flags.ts';
 import { describeCheckout, versionLine } from '../src/version.ts';
 import { tempDir } from './support/cleanup.ts';
 
@@ -321,6 +322,64 @@ describe('command line', () => {
     }
   });
 
+  test('kurz --help gives every server flag its meaning and its default from DEFAULTS', () => {
+    for (const spec of SERVER_FLAGS) {
+      const lines = USAGE.split('\n');
+      const at = lines.findIndex((line) => line.startsWith(`  ${spec.flag} ${spec.value} `));
+      const under = lines.slice(at + 1);
+      const end = under.findIndex((line) => !line.startsWith('      '));
+      const text = under
+        .slice(0, end)
+        .map((line) => line.trim())
+        .join(' ');
+      expect([spec.flag, text]).toEqual([
+        spec.flag,
+        spec.default === undefined ? spec.meaning : `${spec.meaning} (default ${spec.default})`,
+      ]);
+    }
+    expect(USAGE).toContain('(default 3000)');
+    expect(USAGE).toContain('(default 30/10min)');
+    expect(USAGE).toContain('(default 64MiB)');
+  });
+
+  test('a flag given twice keeps its last value; a value may start with a dash', () => {
+    expect(config(['--port', '1', '--port=2', '--port', '3']).port).toBe(3);
+    expect(
+      config(['--base-url', 'https://a.example', '--base-url=https://b.example']),
+    ).toMatchObject({ baseUrl: 'https://b.example' });
+    const exported = parseCommandLine(['export', '--owner', '-x', '--format', '--clicks'], {});
+    expect(exported).toMatchObject({
+      options: new Map([
+        ['--owner', '-x'],
+        ['--format', '--clicks'],
+      ]),
+    });
+  });
+
+  test.each([
+    [['-abc'], 'unknown flag -abc (see --help)'],
+    [['-p=3'], 'unknown flag -p (see --help)'],
+    [['--port', '1', '--'], 'unknown flag -- (see --help)'],
+    [['--port', '1', 'extra'], 'unknown flag extra (see --help)'],
+    [['serve', ''], 'unknown flag  (see --help)'],
+    [['export', '-xy'], 'unknown flag -xy for export (see kurz export --help)'],
+    [['export', '--', 'f'], 'unknown flag -- for export (see kurz export --help)'],
+    [['import', 'f', '--port'], '--port needs a value'],
+    [['copy', '--from', '/a', 'x'], 'unknown flag x for copy (see --help)'],
+    // Names an object has by inheritance are no commands or flags.
+    [
+      ['constructor'],
+      'unknown command "constructor" (expected serve, migrate, rotate-secret, copy, healthcheck, user, backup, export, import; see --help)',
+    ],
+    [['--port', '1', 'toString', 'x'], 'unknown flag toString (see --help)'],
+  ])('words are refused as written: %p → %p', (argv, message) => {
+    expect(() => parseCommandLine(argv, {})).toThrow(new ConfigError(message));
+  });
+
+  test('kurz toString --help is the general help', () => {
+    expect(parseCommandLine(['toString', '--help'], {})).toEqual({ kind: 'help', usage: USAGE });
+  });
+
   test('--log-format and --access-log take their words', () => {
     expect(config(['--log-format', 'json', '--access-log', 'on'])).toMatchObject({
       logFormat: 'json',
@@ -447,5 +506,79 @@ describe('kurz --version', () => {
     const checkout = join(import.meta.dir, '..');
     expect(versionLine()).toBe(`kurz ${pkg.version} (commit ${describeCheckout(checkout)})`);
     expect(versionLine()).toMatch(/^kurz \d+\.\d+\.\d+ \(commit [0-9a-f]{12}(-dirty)?\)$/);
+  });
+});
+
+describe('docs/configuration.md', () => {
+  /** The rows of the page's flag tables: `--flag VALUE`, variable, default (undefined for —). */
+  const documented = () => {
+    const page = readFileSync(join(import.meta.dir, '../docs/configuration.md'), 'utf8');
+    return page
+      .split('\n')
+      .filter((line) => line.startsWith('| `-'))
+      .map((line) => {
+        const cells = line
+          .slice(1, -1)
+          .split(/(?<!\\)\|/)
+          .map((cell) => cell.trim().replaceAll('\\|', '|'));
+        const [flag, env, shown] = cells.map((cell) => cell.replace(/^`(.*)`$/, '$1'));
+        return [flag, env, shown === '—' ? undefined : shown];
+      });
+  };
+
+  test('its flag tables hold every server flag, variable and default of the code, and nothing else', () => {
+    const inCode = SERVER_FLAGS.map((spec) => [
+      `${spec.flag} ${spec.value}`,
+      spec.env,
+      spec.default,
+    ]);
+    const byFlag = (a: unknown[], b: unknown[]) => String(a[0]).localeCompare(String(b[0]));
+    expect(documented().sort(byFlag)).toEqual(inCode.sort(byFlag));
+  });
+});
+
+describe('src/config', () => {
+  const folder = join(import.meta.dir, '../src/config');
+  const modules = new Map(
+    readdirSync(folder)
+      .filter((name) => name.endsWith('.ts'))
+      .map((name) => {
+        const text = readFileSync(join(folder, name), 'utf8');
+        const imports = [...text.matchAll(/^(?:import|export)[^;]*? from '([^']+)';/gms)].map(
+          (match) => match[1] as string,
+        );
+        return [name, { lines: text.split('\n').length, imports }];
+      }),
+  );
+
+  test('imports only Node, the domain layer and itself', () => {
+    for (const [name, { imports }] of modules) {
+      for (const target of imports) {
+        expect([name, /^(node:|\.\/|\.\.\/domain\/)/.test(target) ? 'allowed' : target]).toEqual([
+          name,
+          'allowed',
+        ]);
+      }
+    }
+  });
+
+  test('its modules import one another one way, with no cycle', () => {
+    const visiting = new Set<string>();
+    const done = new Set<string>();
+    const visit = (name: string, path: string[]) => {
+      if (done.has(name)) return;
+      expect(visiting.has(name) ? [...path, name] : []).toEqual([]);
+      visiting.add(name);
+      for (const target of modules.get(name)?.imports ?? []) {
+        if (target.startsWith('./')) visit(target.slice(2), [...path, name]);
+      }
+      visiting.delete(name);
+      done.add(name);
+    };
+    for (const name of modules.keys()) visit(name, []);
+  });
+
+  test('no module is over 500 lines', () => {
+    for (const [name, { lines }] of modules) expect([name, lines <= 500]).toEqual([name, true]);
   });
 });

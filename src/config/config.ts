@@ -2,11 +2,11 @@
 // validated once and passed in; nothing reads process.env anywhere else.
 
 import type { Blocklist } from '../domain/targets.ts';
-import type { LogFormat } from '../logger.ts';
 
 export type Mode = 'accounts' | 'open';
 export type Durability = 'normal' | 'full';
 export type Registration = 'open' | 'closed';
+export type LogFormat = 'text' | 'json';
 
 /** At most `count` requests per `windowMs`, refilled evenly (a token bucket of `count`). */
 export interface RateLimit {

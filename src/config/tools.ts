@@ -1,12 +1,47 @@
-// The operator's tools on the command line: what each takes and what its --help says.
-// Each works on the database the server's --db (DATABASE_URL) names, safely while a
-// kurz serves it; the server's other flags are accepted (one environment file serves
-// both) and ignored.
+// The operator's tools on the command line: what each takes, what its --help says, and
+// how its command line is read. Each works on the database the server's --db
+// (DATABASE_URL) names, safely while a kurz serves it; the server's other flags are
+// accepted (one environment file serves both) and ignored.
 
-import type { ToolName, ToolSpec } from './cli.ts';
+import { gather, readWords, type Word } from './args.ts';
+import { type Config, ConfigError, DEFAULTS } from './config.ts';
+import { SERVER_FLAG_ENVS, serverConfig } from './flags.ts';
+
+/**
+ * The operator's tools: each reads the server's flags (for --db and the rest, so one
+ * environment file serves both) and flags and arguments of its own.
+ */
+export const TOOLS = ['user', 'backup', 'export', 'import'] as const;
+export type ToolName = (typeof TOOLS)[number];
+
+/** A tool's own flags: their environment variables and whether they take a value. */
+export interface ToolSpec {
+  /** The line `kurz --help` gives it, after its synopsis. */
+  synopsis: string;
+  /** What `kurz TOOL --help` prints. */
+  usage: string;
+  flags: Record<string, { env?: string; value: boolean }>;
+  /** How many arguments (words that are not flags) it takes. */
+  args: { min: number; max: number; what: string };
+}
+
+/** A tool's flags as given: a value, or true for a switch. */
+export type ToolOptions = Map<string, string | true>;
+
+/** A tool's command line, parsed: its arguments and own flags, and the server's configuration. */
+export interface ToolCommand {
+  kind: ToolName;
+  config: Config;
+  args: string[];
+  options: ToolOptions;
+}
+
+export function isTool(word: string): word is ToolName {
+  return (TOOLS as readonly string[]).includes(word);
+}
 
 const DB_FLAG = `  --db PATH|URL          DATABASE_URL  the database: a SQLite file or a postgres:// URL
-                                       (default ./data/kurz.db)`;
+                                       (default ${DEFAULTS.db})`;
 
 export const TOOL_SPECS: Record<ToolName, ToolSpec> = {
   user: {
@@ -141,3 +176,52 @@ and a serving kurz redirects them at once. A progress bar shows on a terminal.
 `,
   },
 };
+
+/**
+ * `kurz TOOL [ARGS] [FLAGS]`: the tool's own flags (a switch takes no value) and
+ * arguments, and the server's flags for the database it works on. The tool's own
+ * mistakes are reported before those of the server's flags.
+ */
+export function parseTool(
+  name: ToolName,
+  args: readonly string[],
+  env: Record<string, string | undefined>,
+): ToolCommand {
+  const spec = TOOL_SPECS[name];
+  const positional: string[] = [];
+  const options: ToolOptions = new Map();
+  for (const [flag, { env: variable, value }] of Object.entries(spec.flags)) {
+    const fromEnv = variable === undefined ? undefined : env[variable];
+    if (fromEnv !== undefined && fromEnv !== '') options.set(flag, value ? fromEnv : true);
+  }
+  const takesValue: Record<string, boolean> = {};
+  for (const flag of Object.keys(SERVER_FLAG_ENVS)) takesValue[flag] = true;
+  for (const [flag, { value }] of Object.entries(spec.flags)) takesValue[flag] = value;
+  const serverWords: Word[] = [];
+  for (const word of readWords(args, takesValue)) {
+    if (word.kind === 'argument') {
+      positional.push(word.value);
+      continue;
+    }
+    const { flag } = word;
+    const own = Object.hasOwn(spec.flags, flag) ? spec.flags[flag] : undefined;
+    if (own === undefined) {
+      if (!Object.hasOwn(SERVER_FLAG_ENVS, flag)) {
+        throw new ConfigError(`unknown flag ${flag} for ${name} (see kurz ${name} --help)`);
+      }
+      serverWords.push(word);
+    } else if (!own.value) {
+      if (word.inline) throw new ConfigError(`${flag} takes no value`);
+      options.set(flag, true);
+    } else {
+      if (word.value === undefined) throw new ConfigError(`${flag} needs a value`);
+      options.set(flag, word.value);
+    }
+  }
+  const { min, max, what } = spec.args;
+  if (positional.length < min || positional.length > max) {
+    throw new ConfigError(`${name} needs ${what} (see kurz ${name} --help)`);
+  }
+  const config = serverConfig(gather(serverWords, env, SERVER_FLAG_ENVS, name));
+  return { kind: name, config, args: positional, options };
+}

@@ -4,32 +4,12 @@
 // read, from the right, skipping trusted hops, so a client cannot forge its address by
 // sending the headers itself.
 
-import { BlockList, isIP } from 'node:net';
+import { type BlockList, isIP } from 'node:net';
+import { parseTrustedProxies, type TrustedProxies } from '../config/values.ts';
 
-/** The operator's trusted proxies; `undefined` when none are named (nothing forwarded is believed). */
-export type TrustedProxies = BlockList | undefined;
-
-/**
- * Parses a list of addresses and CIDR blocks (`10.0.0.0/8`, `::1`, `fd00::/8`); throws
- * a message naming the first entry that is neither.
- */
-export function parseTrustedProxies(entries: readonly string[]): TrustedProxies {
-  if (entries.length === 0) return undefined;
-  const list = new BlockList();
-  for (const entry of entries) {
-    const [address = '', bits, extra] = entry.split('/');
-    const family = isIP(address);
-    const max = family === 4 ? 32 : 128;
-    const prefix = bits === undefined ? max : /^\d{1,3}$/.test(bits) ? Number(bits) : -1;
-    if (family === 0 || extra !== undefined || prefix < 0 || prefix > max) {
-      throw `must be addresses or CIDR blocks separated by commas (got "${entry}")`;
-    }
-    const type = family === 4 ? 'ipv4' : 'ipv6';
-    if (prefix === max) list.addAddress(address, type);
-    else list.addSubnet(address, prefix, type);
-  }
-  return list;
-}
+// The list is read and checked with the other flags (config/values.ts); the app builds
+// it again from the configuration here.
+export { parseTrustedProxies, type TrustedProxies };
 
 /**
  * The client's address for a request whose socket peer is `peer` (undefined when not
