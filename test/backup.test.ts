@@ -3,8 +3,8 @@
 // in it redirects, its counts are the snapshot's (rebuilt without the counts file), the
 // first kurz's tokens work on it, and it is owner-only and complete on its own. An
 // existing FILE, a missing database and a PostgreSQL database are refused; a database
-// is copied as it is, never migrated. For PostgreSQL, the README's pg_dump / pg_restore
-// lines are run as written: a kurz on the restored database serves the same links and
+// is copied as it is, never migrated. For PostgreSQL, docs/production.md's pg_dump /
+// pg_restore lines are run as written: a kurz on the restored database serves the same links and
 // accepts the same tokens.
 
 import { Database } from 'bun:sqlite';
@@ -25,6 +25,8 @@ import { freshDatabase } from './support/postgres.ts';
 // All the load comes from one address (this test): the rate limits would refuse it.
 const ARGS = ['--mode', 'accounts', '--rate-limits', 'off'];
 const PASSWORD = 'correct horse battery staple';
+/** The page whose restore and pg_dump / pg_restore steps this file runs. */
+const PAGE = resolve(import.meta.dir, '..', 'docs', 'production.md');
 const SUMMARY = /^kurz backup: wrote (\S+) \(\d+\.\d MiB\) from (\S+) in \d+\.\d+ s\n$/;
 
 interface ListedLink {
@@ -299,25 +301,27 @@ test('a PostgreSQL database is refused with exit 2, pointing to pg_dump, without
 });
 
 /**
- * The README's command blocks marked as run by this file: each a fenced block after a
- * line `<!-- run by test/backup.test.ts …`, as its lines.
+ * The command blocks of docs/production.md marked as run by this file: each a fenced
+ * block after a line `<!-- run by test/backup.test.ts …`, as its lines.
  */
-function readmeBlocks(): string[][] {
-  const lines = readFileSync(resolve(import.meta.dir, '..', 'README.md'), 'utf8').split('\n');
+function pageBlocks(): string[][] {
+  const lines = readFileSync(PAGE, 'utf8').split('\n');
   const blocks: string[][] = [];
   lines.forEach((line, i) => {
     if (!line.startsWith('<!-- run by test/backup.test.ts')) return;
     const end = lines.indexOf('```', i + 2);
-    if (!lines[i + 1]?.startsWith('```') || end === -1) throw new Error(`README.md:${i + 1}`);
+    if (!lines[i + 1]?.startsWith('```') || end === -1)
+      throw new Error(`docs/production.md:${i + 1}`);
     blocks.push(lines.slice(i + 2, end));
   });
   return blocks;
 }
 
 /** The one marked block with a line starting with `start`. */
-function readmeBlock(start: string): string[] {
-  const found = readmeBlocks().filter((block) => block.some((line) => line.startsWith(start)));
-  if (found.length !== 1) throw new Error(`README.md: ${found.length} blocks with "${start}"`);
+function pageBlock(start: string): string[] {
+  const found = pageBlocks().filter((block) => block.some((line) => line.startsWith(start)));
+  if (found.length !== 1)
+    throw new Error(`docs/production.md: ${found.length} blocks with "${start}"`);
   return found[0] as string[];
 }
 
@@ -333,7 +337,7 @@ async function runLines(
   }
 }
 
-test("SQLite: the README's restore brings the copy back, with the copy's counts, not the replaced database's", async () => {
+test("SQLite: docs/production.md's restore brings the copy back, with the copy's counts, not the replaced database's", async () => {
   const machine = tempDir('kurz-machine-');
   const state = join(machine, 'state');
   const copies = join(machine, 'backups');
@@ -360,7 +364,7 @@ test("SQLite: the README's restore brings the copy back, with the copy's counts,
   await eventually(() => counted() >= 8, 'the 8 clicks folded into the counts file', 10_000);
   expect(await kurz.stop()).toBe(0);
 
-  const restore = readmeBlock('sudo systemctl stop kurz');
+  const restore = pageBlock('sudo systemctl stop kurz');
   expect(restore[0]).toBe('sudo systemctl stop kurz');
   expect(restore.at(-1)).toBe('sudo systemctl start kurz');
   const owner = `-o ${process.getuid?.()} -g ${process.getgid?.()}`;
@@ -390,10 +394,10 @@ if (!PG_TOOLS) {
 }
 
 test.skipIf(!PG_TOOLS)(
-  "PostgreSQL: the README's pg_dump and pg_restore bring a kurz's database back, links, counts, tokens and all",
+  "PostgreSQL: docs/production.md's pg_dump and pg_restore bring a kurz's database back, links, counts, tokens and all",
   async () => {
-    const dump = readmeBlock('pg_dump ');
-    const restore = readmeBlock('pg_restore ');
+    const dump = pageBlock('pg_dump ');
+    const restore = pageBlock('pg_restore ');
     const source = await freshDatabase();
     const kurz = await startKurz([...ARGS, '--db', source]);
     const token = await register(kurz.url, 'bob@example.com');

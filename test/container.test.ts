@@ -55,17 +55,13 @@ function seconds(duration: string): number {
   return Number(match[1] ?? 0) * 60 + Number(match[2] ?? 0);
 }
 
-describe('the README', () => {
-  const readme = read('README.md');
-  const section = readme.slice(
-    readme.indexOf('## Container'),
-    readme.indexOf('\n## ', readme.indexOf('## Container') + 1),
-  );
+describe('docs/container.md', () => {
+  const section = read('docs/container.md');
 
   test('shows the compose files as they are in docs/deploy, and links them', () => {
     for (const name of ['compose.yaml', 'compose.postgres.yaml']) {
       expect(section).toContain(`\`\`\`yaml\n${read(`docs/deploy/${name}`)}\`\`\`\n`);
-      expect(section).toContain(`](docs/deploy/${name})`);
+      expect(section).toContain(`](deploy/${name})`);
     }
   });
 

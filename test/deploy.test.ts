@@ -1,6 +1,6 @@
-// The README's "Running in production" examples, read from docs/deploy/ and run with only
-// their ports and paths changed, so that the documented files are the tested ones (and
-// the README shows kurz.service and the Caddyfile as they are): the systemd units,
+// The examples of docs/production.md, read from docs/deploy/ and run with only their
+// ports and paths changed, so that the documented files are the tested ones (and the
+// page shows kurz.service and the Caddyfile as they are): the systemd units,
 // checked by systemd-analyze where it is installed, their commands run (kurz starts as
 // kurz.service says, with kurz.env; kurz-backup.service's commands make and prune
 // copies), kurz traced by strace to check the unit's system call filter, the system
@@ -117,12 +117,8 @@ function environmentFile(): Record<string, string> {
   return env;
 }
 
-describe('the README', () => {
-  const readme = readFileSync(resolve(import.meta.dir, '..', 'README.md'), 'utf8');
-  const section = readme.slice(
-    readme.indexOf('## Running in production'),
-    readme.indexOf('\n## ', readme.indexOf('## Running in production') + 1),
-  );
+describe('docs/production.md', () => {
+  const section = readFileSync(resolve(import.meta.dir, '..', 'docs', 'production.md'), 'utf8');
 
   test('shows kurz.service and the Caddyfile as they are in docs/deploy', () => {
     expect(section).toContain(`\`\`\`ini\n${read('kurz.service')}\`\`\`\n`);
@@ -130,10 +126,11 @@ describe('the README', () => {
   });
 
   test('links every file of docs/deploy it speaks of', () => {
-    // The compose files belong to the Container section (test/container.test.ts).
+    // The compose files belong to docs/container.md (test/container.test.ts), the nginx
+    // example of two instances to docs/postgres.md (test/reverse-proxy.test.ts).
     const elsewhere = ['nginx-kurz.conf', 'compose.yaml', 'compose.postgres.yaml'];
     for (const name of readdirSync(DEPLOY).filter((name) => !elsewhere.includes(name))) {
-      expect(section).toContain(`](docs/deploy/${name})`);
+      expect(section).toContain(`](deploy/${name})`);
     }
   });
 });

@@ -1,7 +1,7 @@
-// The README's ways to install kurz, as written there. Building from source: the Quick
-// start's two commands are npm's start and test scripts, and the start script serves
-// kurz from the checkout. (npm test is the run this file is part of. The release
-// archives are unpacked and run by test/release.test.ts, the container by
+// The ways to install kurz, as written in the README and docs/install.md. Building from
+// source: the README's Quick start is two commands, npm's start and test scripts, and
+// the start script serves kurz from the checkout. (npm test is the run this file is part
+// of. The release archives are unpacked and run by test/release.test.ts, the container by
 // test/container.test.ts.)
 
 import { describe, expect, test } from 'bun:test';
@@ -12,6 +12,8 @@ import { track } from './support/cleanup.ts';
 
 const ROOT = resolve(import.meta.dir, '..');
 const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+const install = readFileSync(join(ROOT, 'docs', 'install.md'), 'utf8');
+const container = readFileSync(join(ROOT, 'docs', 'container.md'), 'utf8');
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 
 describe('building from source', () => {
@@ -80,17 +82,16 @@ describe('building from source', () => {
 });
 
 describe('running the container', () => {
-  test("the Install section's commands are the image script and the Container section's run line", () => {
-    const section = (heading: string) => {
-      // To the next heading of the same level.
-      const start = readme.indexOf(heading);
-      const level = heading.split(' ')[0] as string;
-      return readme.slice(start, readme.indexOf(`\n${level} `, start + heading.length));
-    };
-    const steps = /```sh\n([\s\S]*?)```/.exec(section('### The container'))?.[1] ?? '';
+  test("docs/install.md's commands are the image script and docs/container.md's run line", () => {
+    // To the next heading of its level.
+    const start = install.indexOf('## The container');
+    const section = install.slice(start, install.indexOf('\n## ', start + 1));
+    const steps = /```sh\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
     const [build, runLine] = steps.split('\n').map((line) => line.replace(/\s+#.*$/, ''));
     expect(build).toBe('bun run image');
     expect(pkg.scripts.image).toBe('sh scripts/image.sh');
-    expect(section('## Container')).toContain(`\n${runLine}\n`);
+    expect(container).toContain(`\n${runLine}\n`);
+    // The README's own line is the same.
+    expect(readme).toContain(`\`${runLine}\``);
   });
 });

@@ -1,6 +1,6 @@
 // Requests that Bun 1.4.5 answers itself, before kurz sees them, checked over raw sockets
-// against the compiled dist/kurz (run `bun run build` first). README "Requests Bun
-// answers itself" describes them; when a Bun upgrade changes one, a test here fails and
+// against the compiled dist/kurz (run `bun run build` first). docs/security.md, "Requests
+// Bun answers itself", describes them; when a Bun upgrade changes one, a test here fails and
 // that section must be revisited.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';

@@ -6,7 +6,7 @@
 // folder and without git, checks that builds are reproducible (on four of the eight
 // targets, one of each kind of executable and archive, to keep the test short; the rest
 // are the same runtimes in other variants). The musl, macOS and Windows builds are only
-// built and checked here (README, "Release archives").
+// built and checked here (docs/install.md, "Release archives").
 
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { createHash } from 'node:crypto';
@@ -384,10 +384,10 @@ describe('the Linux builds that run here', () => {
   }
 });
 
-describe("the README's install steps", () => {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const start = readme.indexOf('### A release archive');
-  const section = readme.slice(start, readme.indexOf('\n### ', start + 1));
+describe("docs/install.md's steps", () => {
+  const page = readFileSync(join(ROOT, 'docs', 'install.md'), 'utf8');
+  const start = page.indexOf('## A release archive');
+  const section = page.slice(start, page.indexOf('\n## ', start + 1));
 
   test('name every archive of this version', () => {
     for (const t of TARGETS) expect(section).toContain(`\`${archiveName(t)}\``);

@@ -1,4 +1,4 @@
-// The README's example of several instances, run as written: docs/deploy/nginx-kurz.conf
+// docs/postgres.md's example of several instances, run as written: docs/deploy/nginx-kurz.conf
 // in front of two dist/kurz processes on one PostgreSQL database (only the ports are
 // changed). Through the proxy every request is answered by either instance, and one
 // instance stopping takes nothing down. nginx comes from scripts/ensure-nginx.sh.

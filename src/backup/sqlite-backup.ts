@@ -38,7 +38,7 @@ const USAGE_ERROR = 2;
 export function backupCommand({ db, file }: BackupRequest, log: Logger): number {
   if (isPostgresUrl(db)) {
     log.error(
-      `kurz backup: ${describeDatabase(db)} is PostgreSQL, which kurz backup does not copy: use pg_dump --format=custom --file ${file} "$DATABASE_URL", and pg_restore --dbname=URL ${file} into an empty database to bring it back (see README, "Running in production")`,
+      `kurz backup: ${describeDatabase(db)} is PostgreSQL, which kurz backup does not copy: use pg_dump --format=custom --file ${file} "$DATABASE_URL", and pg_restore --dbname=URL ${file} into an empty database to bring it back (see docs/production.md, "Backups")`,
     );
     return USAGE_ERROR;
   }

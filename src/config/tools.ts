@@ -92,7 +92,7 @@ file (DB-counts) is not copied: kurz rebuilds it from the database.
 For PostgreSQL, kurz backup refuses (exit 2): use the database's own tools, e.g.
   pg_dump --format=custom --file kurz.dump "$DATABASE_URL"
 and pg_restore --dbname=URL kurz.dump into an empty database to bring it back
-(see README, "Running in production").
+(see docs/production.md, "Backups").
 
 Flags:
 ${DB_FLAG}

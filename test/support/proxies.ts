@@ -1,4 +1,4 @@
-// Reverse proxies for the tests of the README's deployment examples: nginx and Caddy run
+// Reverse proxies for the tests of the deployment examples in docs/: nginx and Caddy run
 // in the foreground on free ports, each from an example file with only its ports and
 // paths changed, and are stopped when the test (or the run) ends. Also a request made
 // from another loopback address, to show which client address kurz sees through them.
