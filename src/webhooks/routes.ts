@@ -67,6 +67,11 @@ export function webhookRoutes(options: WebhookRoutesOptions) {
     return webhook;
   }
 
+  const WebhookList = t.Array(WebhookSchema, { description: 'The webhooks, oldest first.' });
+  const DeliveryList = t.Array(DeliverySchema, {
+    description: `The latest ${RECENT_DELIVERIES} messages, newest first.`,
+  });
+
   return new Elysia({ name: 'kurz/webhooks', seed: mode })
     .use(ownerPlugin({ mode, secret, store, apiKeys: 'refused' }))
     .post(
@@ -86,7 +91,10 @@ export function webhookRoutes(options: WebhookRoutesOptions) {
           MAX_WEBHOOKS,
         );
         if (made === WEBHOOK_LIMIT_REACHED) throw new ApiError(403, Messages.webhookLimit);
-        return jsonResponse(201, { ...webhookJson(made), secret: made.secret });
+        return jsonResponse(201, CreatedWebhookSchema, {
+          ...webhookJson(made),
+          secret: made.secret,
+        });
       },
       {
         parse: parseJsonBody,
@@ -109,11 +117,12 @@ export function webhookRoutes(options: WebhookRoutesOptions) {
     )
     .get(
       '/api/webhooks',
-      async ({ owner }) => jsonResponse(200, (await store.listWebhooks(owner)).map(webhookJson)),
+      async ({ owner }) =>
+        jsonResponse(200, WebhookList, (await store.listWebhooks(owner)).map(webhookJson)),
       {
         transform: admin,
         response: {
-          200: t.Array(WebhookSchema, { description: 'The webhooks, oldest first.' }),
+          200: WebhookList,
           ...errorResponses(...authErrors, 500, 503),
         },
         detail: {
@@ -151,15 +160,13 @@ export function webhookRoutes(options: WebhookRoutesOptions) {
       async ({ params, owner }) => {
         const webhook = await ownWebhook(params.id, owner);
         const deliveries = await store.listDeliveries(webhook.id, RECENT_DELIVERIES);
-        return jsonResponse(200, deliveries.map(deliveryJson));
+        return jsonResponse(200, DeliveryList, deliveries.map(deliveryJson));
       },
       {
         transform: admin,
         params: WebhookParams,
         response: {
-          200: t.Array(DeliverySchema, {
-            description: `The latest ${RECENT_DELIVERIES} messages, newest first.`,
-          }),
+          200: DeliveryList,
           ...errorResponses(...authErrors, 404, 500, 503),
         },
         detail: {
@@ -181,7 +188,7 @@ export function webhookRoutes(options: WebhookRoutesOptions) {
           Date.now(),
         );
         dispatcher.wake();
-        return jsonResponse(202, deliveryJson(delivery));
+        return jsonResponse(202, DeliverySchema, deliveryJson(delivery));
       },
       {
         transform: admin,
