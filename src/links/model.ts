@@ -15,7 +15,7 @@ import {
 } from '../domain/link-settings.ts';
 import { parseSource, SOURCE_MAX_LENGTH } from '../domain/sources.ts';
 import { parseTargetUrl, URL_MAX_LENGTH } from '../domain/urls.ts';
-import { bodyError, ruleFormat, withHeaderSchemas } from '../http/model.ts';
+import { bodyError, ruleFormat, SOMETIMES, withHeaderSchemas } from '../http/model.ts';
 import { MAX_PAGE, parseLimit, parseOffset } from './paging.ts';
 
 // Each rule's standard keywords hold for every value the rule accepts; what they cannot
@@ -167,6 +167,7 @@ export function linkListSchema(mode: Mode) {
       description: 'How many links the whole list holds, whatever the page.',
     }),
     Link: t.String({
+      [SOMETIMES]: true,
       description:
         'RFC 8288, on a page with more after it: `</api/links?limit=N&offset=M>; rel="next"`.',
     }),

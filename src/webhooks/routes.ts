@@ -27,6 +27,9 @@ import {
 import { newWebhookSecret } from './signature.ts';
 import { checkTarget } from './targets.ts';
 
+const CROSS_SITE =
+  " A browser's request from a site not allowed by `--cors-origins` is `Cross-origin request refused`.";
+
 /** Ids are 32-bit integers (PostgreSQL's integer): a larger one names no webhook. */
 const MAX_ID = 2_147_483_647;
 
@@ -56,6 +59,16 @@ export function webhookRoutes(options: WebhookRoutesOptions) {
     mode === 'accounts'
       ? 'Each user has their own: another user’s webhook is 404.'
       : 'Needs the admin token (`--admin-token`) as `Authorization: Bearer …`: without one configured, 403 `Link management needs an admin token in open mode`; a missing or wrong token is 401.';
+
+  /** Accounts mode: an API key never manages webhooks (open mode's 403s are in authErrors). */
+  const keyRefused = (changes: boolean): Record<number, ReturnType<typeof errorResponse>> =>
+    mode === 'accounts'
+      ? {
+          403: errorResponse(403, {
+            description: `\`Forbidden\`: an API key cannot manage webhooks; log in for a token.${changes ? CROSS_SITE : ''}`,
+          }),
+        }
+      : {};
 
   /** The caller's webhook of the id in the path, or 404. */
   async function ownWebhook(id: string, owner: number | null): Promise<Webhook> {
@@ -104,7 +117,7 @@ export function webhookRoutes(options: WebhookRoutesOptions) {
           201: CreatedWebhookSchema,
           ...errorResponses(400, ...authErrors, 408, 413, 500, 503),
           403: errorResponse(403, {
-            description: `\`Webhook limit reached\`: ${MAX_WEBHOOKS} webhooks already.${mode === 'open' ? ' Or no admin token is configured.' : ''} A browser's request from a site not allowed by \`--cors-origins\` is \`Cross-origin request refused\`.`,
+            description: `\`Webhook limit reached\`: ${MAX_WEBHOOKS} webhooks already.${mode === 'open' ? ' Or no admin token is configured.' : ' `Forbidden`: an API key cannot manage webhooks; log in for a token.'}${CROSS_SITE}`,
           }),
         },
         detail: {
@@ -124,6 +137,7 @@ export function webhookRoutes(options: WebhookRoutesOptions) {
         response: {
           200: WebhookList,
           ...errorResponses(...authErrors, 500, 503),
+          ...keyRefused(false),
         },
         detail: {
           ...docs,
@@ -146,6 +160,7 @@ export function webhookRoutes(options: WebhookRoutesOptions) {
         response: {
           204: t.Void({ description: 'Removed, with the messages not sent yet.' }),
           ...errorResponses(...authErrors, 404, 500, 503),
+          ...keyRefused(true),
         },
         detail: {
           ...docs,
@@ -168,6 +183,7 @@ export function webhookRoutes(options: WebhookRoutesOptions) {
         response: {
           200: DeliveryList,
           ...errorResponses(...authErrors, 404, 500, 503),
+          ...keyRefused(false),
         },
         detail: {
           ...docs,
@@ -196,6 +212,7 @@ export function webhookRoutes(options: WebhookRoutesOptions) {
         response: {
           202: DeliverySchema,
           ...errorResponses(...authErrors, 404, 500, 503),
+          ...keyRefused(true),
         },
         detail: {
           ...docs,
