@@ -120,7 +120,10 @@ describe('GET /api/links streams the whole list', () => {
   test('links made while the list streams are newer and not in it; X-Total-Count agrees', async () => {
     const app = await TestApp.init('open');
     await seed(app, 2 * LIST_CHUNK);
-    const response = await app.app.handle(new Request('http://localhost/api/links'));
+    const response = await app.handleUnchecked(
+      new Request('http://localhost/api/links'),
+      'the test reads the stream a chunk at a time; the check would read it all first',
+    );
     const reader = (response.body as ReadableStream<Uint8Array>).getReader();
     let text = new TextDecoder().decode((await reader.read()).value);
     await app.anonymous().link('https://example.com/made-meanwhile');
@@ -145,7 +148,10 @@ describe('GET /api/links streams the whole list', () => {
     });
     const app = await TestApp.init('open', { store });
     await seed(app, 5 * LIST_CHUNK);
-    const response = await app.app.handle(new Request('http://localhost/api/links'));
+    const response = await app.handleUnchecked(
+      new Request('http://localhost/api/links'),
+      'the test reads the stream a chunk at a time; the check would read it all first',
+    );
     const reader = (response.body as ReadableStream<Uint8Array>).getReader();
     await reader.read();
     await Bun.sleep(20);

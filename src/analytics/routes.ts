@@ -1,7 +1,6 @@
 // GET /api/links/{code}/stats and /api/links/{code}/clicks.csv: a link's traffic. They
 // follow the list: the owner only in accounts mode, open in open mode.
 
-import { Type } from '@sinclair/typebox';
 import { Elysia, t } from 'elysia';
 import { ownerPlugin } from '../auth/owner.ts';
 import type { TokenKey } from '../auth/tokens.ts';
@@ -13,6 +12,7 @@ import { visibleLink } from '../links/manage-routes.ts';
 import { CodeParams } from '../links/model.ts';
 import type { ClickRow, Store } from '../store/store.ts';
 import { DayTally, UNKNOWN_COUNTRY } from './fold.ts';
+import { LinkStats } from './model.ts';
 import { referrerHost } from './referrers.ts';
 import { buildStats, MAX_RANGE_DAYS, parseRange } from './stats.ts';
 import { describeAgent } from './user-agents.ts';
@@ -34,8 +34,6 @@ export function statsRoutes(options: { mode: Mode; store: Store; secret: TokenKe
     mode === 'accounts'
       ? 'Only the owner: another user’s link is 404.'
       : 'Open to all, as the list is.';
-  const Entry = t.Object({ value: t.String(), clicks: Type.Integer() });
-  const Top = t.Array(Entry, { description: 'At most 10, most clicks first.' });
 
   return new Elysia({ name: 'kurz/stats', seed: mode })
     .use(ownerPlugin({ mode, secret, store }))
@@ -49,7 +47,11 @@ export function statsRoutes(options: { mode: Mode; store: Store; secret: TokenKe
         const tally = new DayTally();
         for (const row of traffic.days) tally.addCount(row);
         for (const click of traffic.pending) tally.add(click);
-        return jsonResponse(200, buildStats(link.shortCode, link.clicks, range, tally.rows()));
+        return jsonResponse(
+          200,
+          LinkStats,
+          buildStats(link.shortCode, link.clicks, range, tally.rows()),
+        );
       },
       {
         params: CodeParams,
@@ -74,43 +76,7 @@ export function statsRoutes(options: { mode: Mode; store: Store; secret: TokenKe
           { error: Messages.statsRange },
         ),
         response: {
-          200: t.Object(
-            {
-              short_code: t.String(),
-              from: t.String({ format: 'date' }),
-              to: t.String({ format: 'date' }),
-              clicks: Type.Integer({ description: 'All-time clicks.' }),
-              range: t.Object(
-                { clicks: Type.Integer(), humans: Type.Integer(), bots: Type.Integer() },
-                { description: 'Clicks in the range, split into people and bots.' },
-              ),
-              days: t.Array(
-                t.Object({
-                  date: t.String({ format: 'date' }),
-                  clicks: Type.Integer(),
-                  humans: Type.Integer(),
-                  bots: Type.Integer(),
-                }),
-                { description: 'Every day of the range, oldest first, zeros included.' },
-              ),
-              top: t.Object(
-                {
-                  sources: Top,
-                  query_sources: Top,
-                  referrers: Top,
-                  browsers: Top,
-                  operating_systems: Top,
-                  devices: Top,
-                  countries: Top,
-                },
-                {
-                  description:
-                    'Creation sources and `?source=` apart; referrer hosts (`direct` without one); browsers, systems and device types as parsed from the User-Agent; countries (ISO 3166-1 alpha-2, `unknown`) from the client address, which is never stored.',
-                },
-              ),
-            },
-            { title: 'LinkStats' },
-          ),
+          200: LinkStats,
           ...errorResponses(400, ...authErrors, 404, 500, 503),
         },
         detail: {

@@ -2,8 +2,10 @@
 // day present, and the top entries of each dimension, made from day counts (rolled up,
 // plus those of clicks not rolled up yet).
 
+import type { Static } from '@sinclair/typebox';
 import { badRequest, Messages } from '../domain/errors.ts';
 import { type DayCount, Dimension, dayOf, startOfDay } from './fold.ts';
+import type { LinkStats } from './model.ts';
 
 /** The longest range one request may ask for. */
 export const MAX_RANGE_DAYS = 366;
@@ -49,28 +51,9 @@ export function parseRange(query: URLSearchParams, now: number): DayRange {
   return { from: first, to: last };
 }
 
-export interface Entry {
-  value: string;
-  clicks: number;
-}
-
-export interface StatsJson {
-  short_code: string;
-  from: string;
-  to: string;
-  clicks: number;
-  range: { clicks: number; humans: number; bots: number };
-  days: { date: string; clicks: number; humans: number; bots: number }[];
-  top: {
-    sources: Entry[];
-    query_sources: Entry[];
-    referrers: Entry[];
-    browsers: Entry[];
-    operating_systems: Entry[];
-    devices: Entry[];
-    countries: Entry[];
-  };
-}
+/** The stats as GET /api/links/{code}/stats answers them. */
+export type StatsJson = Static<typeof LinkStats>;
+type Entry = StatsJson['top']['sources'][number];
 
 const TOP_LISTS = [
   ['sources', Dimension.source],

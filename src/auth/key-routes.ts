@@ -1,13 +1,14 @@
 // POST, GET and DELETE /api/keys (accounts mode): a user's API keys. A key is shown
 // once, in the answer that creates it; managing keys takes a login token, never a key.
 
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import { Elysia, t } from 'elysia';
 import { ApiError, Messages, notFound } from '../domain/errors.ts';
 import { parseKeySettings } from '../domain/key-settings.ts';
+import { isoOrNull } from '../domain/moments.ts';
 import { parseJsonBody, requireJsonObject } from '../http/body.ts';
 import { errorResponse, errorResponses } from '../http/model.ts';
-import { isoOrNull, jsonResponse } from '../http/responses.ts';
+import { jsonResponse } from '../http/responses.ts';
 import { type ApiKey, KEY_LIMIT_REACHED } from '../store/accounts.ts';
 import type { Store } from '../store/store.ts';
 import { generateKey, keyHash, shownPart } from './api-keys.ts';
@@ -16,18 +17,6 @@ import type { TokenKey } from './tokens.ts';
 
 /** Keys one user may have at once. */
 export const KEYS_PER_USER = 100;
-
-function keyToJson(key: ApiKey) {
-  return {
-    id: key.id,
-    name: key.name,
-    prefix: key.prefix,
-    scope: key.scope,
-    created_at: isoOrNull(key.createdAt),
-    expires_at: isoOrNull(key.expiresAt),
-    last_used_at: isoOrNull(key.lastUsedAt),
-  };
-}
 
 const dateOrNull = (description: string) =>
   t.Union([t.String({ format: 'date-time' }), t.Null()], { description });
@@ -58,6 +47,20 @@ const NewKeySchema = t.Object(
   },
   { title: 'NewApiKey' },
 );
+
+const KeyList = t.Array(KeySchema);
+
+function keyToJson(key: ApiKey): Static<typeof KeySchema> {
+  return {
+    id: key.id,
+    name: key.name,
+    prefix: key.prefix,
+    scope: key.scope,
+    created_at: new Date(key.createdAt).toISOString(),
+    expires_at: isoOrNull(key.expiresAt),
+    last_used_at: isoOrNull(key.lastUsedAt),
+  };
+}
 
 const NewKeyBody = t.Object(
   {
@@ -107,7 +110,12 @@ export function keyRoutes(options: { store: Store; secret: TokenKey }) {
           KEYS_PER_USER,
         );
         if (stored === KEY_LIMIT_REACHED) throw new ApiError(403, Messages.keyLimit);
-        return jsonResponse(201, { ...keyToJson(stored), key }, { 'cache-control': 'no-store' });
+        return jsonResponse(
+          201,
+          NewKeySchema,
+          { ...keyToJson(stored), key },
+          { 'cache-control': 'no-store' },
+        );
       },
       {
         parse: parseJsonBody,
@@ -131,9 +139,9 @@ export function keyRoutes(options: { store: Store; secret: TokenKey }) {
     .get(
       '/api/keys',
       async ({ owner }) =>
-        jsonResponse(200, (await store.listApiKeys(owner as number)).map(keyToJson)),
+        jsonResponse(200, KeyList, (await store.listApiKeys(owner as number)).map(keyToJson)),
       {
-        response: { 200: t.Array(KeySchema), ...errorResponses(401, 500, 503), 403: forbidden },
+        response: { 200: KeyList, ...errorResponses(401, 500, 503), 403: forbidden },
         detail: {
           ...docs,
           operationId: 'listApiKeys',

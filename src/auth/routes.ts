@@ -1,5 +1,6 @@
 // POST /api/auth/register and /api/auth/login (accounts mode only).
 
+import type { Static } from '@sinclair/typebox';
 import { Elysia } from 'elysia';
 import type { Registration } from '../config/config.ts';
 import { normalizeEmail, parseRegistration, requireCredentials } from '../domain/accounts.ts';
@@ -38,7 +39,7 @@ export function authRoutes(options: AuthRoutesOptions) {
   return new Elysia({ name: 'kurz/auth-routes' })
     .resolve(({ set }) => ({
       /** The register/login answer: a fresh token and the public user. */
-      session: async (user: User & { tokenVersion: number }) => {
+      session: async (user: User & { tokenVersion: number }): Promise<Static<typeof Session>> => {
         // A token is a credential: no cache, shared or the browser's own, may keep it.
         set.headers['cache-control'] = 'no-store';
         const exp = Math.floor(Date.now() / 1000) + tokenTtlSeconds;

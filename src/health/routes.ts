@@ -6,6 +6,11 @@ import { jsonResponse } from '../http/responses.ts';
 import type { Store } from '../store/store.ts';
 import { HealthCheck } from './health-check.ts';
 
+const Healthy = t.Literal('Healthy', { description: 'The service and its database work.' });
+const Unavailable = t.Literal(Messages.databaseUnavailable, {
+  description: 'The database cannot be reached.',
+});
+
 export function healthRoutes(store: Store) {
   const health = new HealthCheck(store);
   return new Elysia({ name: 'kurz/health' }).get(
@@ -13,18 +18,13 @@ export function healthRoutes(store: Store) {
     async () => {
       try {
         await health.check();
-        return jsonResponse(200, 'Healthy');
+        return jsonResponse(200, Healthy, 'Healthy');
       } catch {
-        return jsonResponse(503, Messages.databaseUnavailable);
+        return jsonResponse(503, Unavailable, Messages.databaseUnavailable);
       }
     },
     {
-      response: {
-        200: t.Literal('Healthy', { description: 'The service and its database work.' }),
-        503: t.Literal(Messages.databaseUnavailable, {
-          description: 'The database cannot be reached.',
-        }),
-      },
+      response: { 200: Healthy, 503: Unavailable },
       detail: {
         operationId: 'health',
         tags: ['health'],

@@ -66,9 +66,13 @@ export function bodyError(parse: (body: Record<string, unknown>) => unknown) {
   };
 }
 
+/** Marks a header schema as sent only sometimes; a header without it is always sent. */
+export const SOMETIMES = 'x-kurz-sometimes';
+
 /**
  * A response schema with the headers the answer carries, for the document (the
- * generator reads `headers`; each header's description says what it holds).
+ * generator reads `headers`; each header's description says what it holds, and one sent
+ * only sometimes has `[SOMETIMES]: true` among its options).
  */
 export function withHeaderSchemas<S extends TSchema>(
   schema: S,

@@ -1,50 +1,42 @@
-// The public form of a link: exactly the fields interface.md lists for the mode.
+// The public form of a link: exactly the fields interface.md lists for the mode, typed
+// by the schemas the OpenAPI document shows (links/model.ts), so the two cannot part.
+// Pure: the stores' webhook payloads use it too (types only from the layers around it).
 
+import type { Static } from '@sinclair/typebox';
 import type { Mode } from '../config/config.ts';
-import { isoOrNull } from '../http/responses.ts';
+import { isoOrNull } from '../domain/moments.ts';
 import type { Link, LinkDetail } from '../store/store.ts';
+import type { AccountsLink, AccountsLinkDetail, OpenLink, OpenLinkDetail } from './model.ts';
 
-export interface LinkJsonOpen {
-  id: number;
-  original_url: string;
-  short_code: string;
-  created_at: string;
-  clicks: number;
+export type OpenLinkJson = Static<typeof OpenLink>;
+export type AccountsLinkJson = Static<typeof AccountsLink>;
+export type LinkJson = OpenLinkJson | AccountsLinkJson;
+export type LinkDetailJson = Static<typeof OpenLinkDetail> | Static<typeof AccountsLinkDetail>;
+
+function openLinkJson(link: Link): OpenLinkJson {
+  return {
+    id: link.id,
+    original_url: link.originalUrl,
+    short_code: link.shortCode,
+    created_at: new Date(link.createdAt).toISOString(),
+    clicks: link.clicks,
+  };
 }
 
-export interface LinkJsonAccounts extends LinkJsonOpen {
-  user_id: number | null;
-}
-
-export type LinkJson = LinkJsonOpen | LinkJsonAccounts;
-
-export function linkToJson(mode: Mode): (link: Link) => LinkJson {
-  if (mode === 'open') {
-    return (link) => ({
-      id: link.id,
-      original_url: link.originalUrl,
-      short_code: link.shortCode,
-      created_at: new Date(link.createdAt).toISOString(),
-      clicks: link.clicks,
-    });
-  }
-  return (link) => ({
+function accountsLinkJson(link: Link): AccountsLinkJson {
+  return {
     id: link.id,
     user_id: link.userId,
     original_url: link.originalUrl,
     short_code: link.shortCode,
     created_at: new Date(link.createdAt).toISOString(),
     clicks: link.clicks,
-  });
+  };
 }
 
-export type LinkDetailJson = LinkJson & {
-  source: string | null;
-  expires_at: string | null;
-  max_clicks: number | null;
-  password_protected: boolean;
-  status: 'active' | 'expired';
-};
+export function linkToJson(mode: Mode): (link: Link) => LinkJson {
+  return mode === 'open' ? openLinkJson : accountsLinkJson;
+}
 
 /** Whether a link answers 410 now: past its expiry, or its max_clicks counted. */
 export function isExpired(link: LinkDetail, now = Date.now()): boolean {

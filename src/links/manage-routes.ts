@@ -96,7 +96,7 @@ export function manageRoutes(options: ManageRoutesOptions) {
     .get(
       '/api/links/:code',
       async ({ params, owner }) =>
-        jsonResponse(200, toJson(await visibleLink(store, params.code, owner))),
+        jsonResponse(200, Detail, toJson(await visibleLink(store, params.code, owner))),
       {
         params: CodeParams,
         response: { 200: Detail, ...errorResponses(...authErrors, 404, 500, 503) },
@@ -118,7 +118,7 @@ export function manageRoutes(options: ManageRoutesOptions) {
         const changed = await store.updateLink(link.id, await changesOf(body));
         if (changed === undefined) throw notFound();
         events.emit({ kind: 'updated', code: changed.shortCode });
-        return jsonResponse(200, toJson(changed));
+        return jsonResponse(200, Detail, toJson(changed));
       },
       {
         parse: parseJsonBody,

@@ -15,7 +15,7 @@ import {
 } from '../domain/link-settings.ts';
 import { parseSource, SOURCE_MAX_LENGTH } from '../domain/sources.ts';
 import { parseTargetUrl, URL_MAX_LENGTH } from '../domain/urls.ts';
-import { bodyError, ruleFormat, withHeaderSchemas } from '../http/model.ts';
+import { bodyError, ruleFormat, SOMETIMES, withHeaderSchemas } from '../http/model.ts';
 import { MAX_PAGE, parseLimit, parseOffset } from './paging.ts';
 
 // Each rule's standard keywords hold for every value the rule accepts; what they cannot
@@ -133,7 +133,7 @@ export const ShortenBody = t.Object(
   },
 );
 
-const linkFields = {
+const openLinkFields = {
   id: Type.Integer(),
   original_url: t.String({ description: 'The target, exactly as given.' }),
   short_code: t.String(),
@@ -143,18 +143,20 @@ const linkFields = {
   }),
   clicks: Type.Integer({ description: 'Redirects counted so far.' }),
 };
+const accountsLinkFields = {
+  ...openLinkFields,
+  user_id: t.Union([Type.Integer(), t.Null()], { description: 'The owner.' }),
+};
+const LINK = { title: 'Link', description: 'A short link.' };
+
+/** A link as open mode shows it. */
+export const OpenLink = t.Object(openLinkFields, LINK);
+/** A link as accounts mode shows it: with its owner. */
+export const AccountsLink = t.Object(accountsLinkFields, LINK);
 
 /** A link as the API shows it: accounts mode adds `user_id`. */
 export function linkSchema(mode: Mode) {
-  return mode === 'accounts'
-    ? t.Object(
-        {
-          ...linkFields,
-          user_id: t.Union([Type.Integer(), t.Null()], { description: 'The owner.' }),
-        },
-        { title: 'Link', description: 'A short link.' },
-      )
-    : t.Object(linkFields, { title: 'Link', description: 'A short link.' });
+  return mode === 'accounts' ? AccountsLink : OpenLink;
 }
 
 /** The list: its links, with the paging headers. */
@@ -165,6 +167,7 @@ export function linkListSchema(mode: Mode) {
       description: 'How many links the whole list holds, whatever the page.',
     }),
     Link: t.String({
+      [SOMETIMES]: true,
       description:
         'RFC 8288, on a page with more after it: `</api/links?limit=N&offset=M>; rel="next"`.',
     }),
@@ -210,23 +213,28 @@ export const ChangeBody = t.Object(
   },
 );
 
-/** A link with everything kept of it (GET, PATCH /api/links/{code}). */
+/** What GET and PATCH /api/links/{code} add to the link object. */
+const detailFields = {
+  source: t.Union([t.String(), t.Null()], { description: 'The `source` given at creation.' }),
+  expires_at: t.Union([t.String({ format: 'date-time' }), t.Null()], {
+    description: 'ISO 8601 UTC with milliseconds, or null: never.',
+  }),
+  max_clicks: t.Union([Type.Integer(), t.Null()], { description: 'null: no limit.' }),
+  password_protected: t.Boolean(),
+  status: t.Union([t.Literal('active'), t.Literal('expired')], {
+    description: '`expired` past `expires_at` or once `max_clicks` clicks are counted.',
+  }),
+};
+const LINK_DETAIL = { title: 'LinkDetail', description: 'A short link with its settings.' };
+
+/** A link with everything kept of it (GET, PATCH /api/links/{code}), in open mode. */
+export const OpenLinkDetail = t.Object({ ...openLinkFields, ...detailFields }, LINK_DETAIL);
+/** The same in accounts mode, with its owner. */
+export const AccountsLinkDetail = t.Object({ ...accountsLinkFields, ...detailFields }, LINK_DETAIL);
+
+/** A link with everything kept of it, as `mode` shows it. */
 export function linkDetailSchema(mode: Mode) {
-  return t.Object(
-    {
-      ...linkSchema(mode).properties,
-      source: t.Union([t.String(), t.Null()], { description: 'The `source` given at creation.' }),
-      expires_at: t.Union([t.String({ format: 'date-time' }), t.Null()], {
-        description: 'ISO 8601 UTC with milliseconds, or null: never.',
-      }),
-      max_clicks: t.Union([Type.Integer(), t.Null()], { description: 'null: no limit.' }),
-      password_protected: t.Boolean(),
-      status: t.Union([t.Literal('active'), t.Literal('expired')], {
-        description: '`expired` past `expires_at` or once `max_clicks` clicks are counted.',
-      }),
-    },
-    { title: 'LinkDetail', description: 'A short link with its settings.' },
-  );
+  return mode === 'accounts' ? AccountsLinkDetail : OpenLinkDetail;
 }
 
 export const CodeParams = t.Object({ code: t.String({ description: 'A short code.' }) });

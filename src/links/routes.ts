@@ -64,6 +64,8 @@ export function linkRoutes(options: LinkRoutesOptions) {
   const { mode, store, links, events, passwords, secret, baseUrl, limits, clientOf, blocklist } =
     options;
   const toJson = linkToJson(mode);
+  const Link = linkSchema(mode);
+  const List = linkListSchema(mode);
   // Open mode has no users, so no quota (its creates are rate limited per address).
   const ownerLimit = mode === 'accounts' ? (options.maxLinksPerUser ?? 0) : 0;
 
@@ -108,7 +110,6 @@ export function linkRoutes(options: LinkRoutesOptions) {
     visibleTo(isCodeShaped(code) ? await store.findLinkByCode(code) : undefined, owner);
     return `${baseUrl()}/${code}`;
   }
-  const Link = linkSchema(mode);
   // In accounts mode every link route needs a bearer token.
   const authErrors = mode === 'accounts' ? ([401] as const) : ([] as const);
   const docs = {
@@ -160,7 +161,7 @@ export function linkRoutes(options: LinkRoutesOptions) {
           custom,
         );
         events.emit({ kind: 'created', code: link.shortCode });
-        return jsonResponse(201, toJson(link));
+        return jsonResponse(201, Link, toJson(link));
       },
       {
         parse: parseJsonBody,
@@ -192,7 +193,7 @@ export function linkRoutes(options: LinkRoutesOptions) {
         const next = nextPageLink(page, total);
         if (next !== undefined) headers.link = next;
         if (!whole || links.length < LIST_CHUNK)
-          return jsonResponse(200, links.map(toJson), headers);
+          return jsonResponse(200, List, links.map(toJson), headers);
         const body = linkArrayStream({
           first: links,
           next: (after) => store.listLinksAfter({ owner, after, limit: LIST_CHUNK }),
@@ -203,7 +204,7 @@ export function linkRoutes(options: LinkRoutesOptions) {
       {
         query: PageQuery,
         response: {
-          200: linkListSchema(mode),
+          200: List,
           ...errorResponses(400, ...authErrors, 500, 503),
         },
         detail: {

@@ -5,7 +5,7 @@
 
 import { type AnyElysia, Elysia, type TSchema } from 'elysia';
 import type { Mode } from '../config/config.ts';
-import { ErrorBody, keywordsOfRule } from '../http/model.ts';
+import { ErrorBody, keywordsOfRule, SOMETIMES } from '../http/model.ts';
 import { VERSION } from '../version.ts';
 import { escapeHtml } from './html.ts';
 import { SECURITY_HEADERS } from './routes.ts';
@@ -13,6 +13,8 @@ import { SECURITY_HEADERS } from './routes.ts';
 export const SPEC_PATH = '/api/openapi.json';
 export const DOCS_PATH = '/api/docs';
 const OPENAPI_VERSION = '3.1.0';
+/** Routes the document leaves out: the web UI's page and assets, and the API's own docs. */
+export const UNDOCUMENTED_PATHS = ['/', '/assets/:name', SPEC_PATH, DOCS_PATH];
 
 // biome-ignore lint/suspicious/noExplicitAny: an OpenAPI document is free-form JSON
 type Json = any;
@@ -85,7 +87,7 @@ export async function openApiDocument(app: AnyElysia, mode: Mode, baseUrl: strin
   const generated = toOpenAPISchema(
     app,
     // staticFile: the QR routes end in .svg and .png but are API routes.
-    { paths: ['/', '/assets/:name', SPEC_PATH, DOCS_PATH], staticFile: false },
+    { paths: UNDOCUMENTED_PATHS, staticFile: false },
     undefined,
     undefined,
     OPENAPI_VERSION,
@@ -108,6 +110,7 @@ export async function openApiDocument(app: AnyElysia, mode: Mode, baseUrl: strin
   const docs = documentation(mode, baseUrl);
   visit(paths, standardKeywords);
   fixResponses(paths);
+  declareCrossOriginRefusal(paths);
   describeHead(paths);
   for (const op of operations(paths)) op.security ??= [];
   const schemas = nameSchemas(paths, [ErrorBody]);
@@ -165,7 +168,8 @@ function standardKeywords(node: Json): void {
 /**
  * Says what the generator cannot: the 307 has no body, /health answers JSON strings
  * (Elysia's `t.Literal` reads as text), the QR routes answer images, not text; and a
- * header's description belongs to the header, not to its schema.
+ * header's description belongs to the header, not to its schema, as does whether it is
+ * always sent.
  */
 function fixResponses(paths: Json): void {
   for (const op of operations(paths)) {
@@ -177,8 +181,32 @@ function fixResponses(paths: Json): void {
         response.content = { 'application/json': { schema: text } };
       for (const header of Object.values((response.headers ?? {}) as Record<string, Json>)) {
         header.description = header.schema.description;
+        header.required = header.schema[SOMETIMES] !== true;
         delete header.schema.description;
+        delete header.schema[SOMETIMES];
       }
+    }
+  }
+}
+
+/** Methods the cross-origin hook (http/cross-origin.ts) refuses from a foreign site. */
+const STATE_CHANGING = new Set(['post', 'put', 'patch', 'delete']);
+const CROSS_ORIGIN_REFUSAL = {
+  description:
+    '`Cross-origin request refused`: a browser sent it from a site not allowed by `--cors-origins`.',
+  content: { 'application/json': { schema: JSON.parse(JSON.stringify(ErrorBody)) } },
+};
+
+/**
+ * The cross-origin hook answers before any route, so every operation that changes
+ * something may answer its 403; routes that give 403 a meaning of their own say so there.
+ */
+function declareCrossOriginRefusal(paths: Json): void {
+  for (const item of Object.values(paths as Record<string, Json>)) {
+    for (const [method, op] of Object.entries(item as Record<string, Json>)) {
+      if (!STATE_CHANGING.has(method) || op.responses?.['403'] !== undefined) continue;
+      // Status keys are integer-like: the object lists them in numeric order whatever the insertion.
+      op.responses['403'] = structuredClone(CROSS_ORIGIN_REFUSAL);
     }
   }
 }

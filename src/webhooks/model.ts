@@ -2,8 +2,9 @@
 // what Elysia validates and what the OpenAPI document shows. Field rules are the
 // domain's (see http/model.ts).
 
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import { t } from 'elysia';
+import { isoOrNull } from '../domain/moments.ts';
 import {
   parseWebhookEvents,
   parseWebhookUrl,
@@ -11,7 +12,6 @@ import {
   WEBHOOK_URL_MAX_LENGTH,
 } from '../domain/webhooks.ts';
 import { bodyError, ruleFormat } from '../http/model.ts';
-import { isoOrNull } from '../http/responses.ts';
 import type { DeliveryRecord, Webhook } from '../store/store.ts';
 import { messageId } from './payloads.ts';
 
@@ -110,7 +110,7 @@ export const DeliverySchema = t.Object(
 
 export const WebhookParams = t.Object({ id: t.String({ description: 'A webhook id.' }) });
 
-export function webhookJson(hook: Webhook) {
+export function webhookJson(hook: Webhook): Static<typeof WebhookSchema> {
   return {
     id: hook.id,
     url: hook.url,
@@ -119,7 +119,7 @@ export function webhookJson(hook: Webhook) {
   };
 }
 
-export function deliveryJson(delivery: DeliveryRecord) {
+export function deliveryJson(delivery: DeliveryRecord): Static<typeof DeliverySchema> {
   return {
     id: delivery.id,
     message_id: messageId(delivery),

@@ -27,6 +27,9 @@ import {
 import { newWebhookSecret } from './signature.ts';
 import { checkTarget } from './targets.ts';
 
+const CROSS_SITE =
+  " A browser's request from a site not allowed by `--cors-origins` is `Cross-origin request refused`.";
+
 /** Ids are 32-bit integers (PostgreSQL's integer): a larger one names no webhook. */
 const MAX_ID = 2_147_483_647;
 
@@ -57,6 +60,16 @@ export function webhookRoutes(options: WebhookRoutesOptions) {
       ? 'Each user has their own: another user’s webhook is 404.'
       : 'Needs the admin token (`--admin-token`) as `Authorization: Bearer …`: without one configured, 403 `Link management needs an admin token in open mode`; a missing or wrong token is 401.';
 
+  /** Accounts mode: an API key never manages webhooks (open mode's 403s are in authErrors). */
+  const keyRefused = (changes: boolean): Record<number, ReturnType<typeof errorResponse>> =>
+    mode === 'accounts'
+      ? {
+          403: errorResponse(403, {
+            description: `\`Forbidden\`: an API key cannot manage webhooks; log in for a token.${changes ? CROSS_SITE : ''}`,
+          }),
+        }
+      : {};
+
   /** The caller's webhook of the id in the path, or 404. */
   async function ownWebhook(id: string, owner: number | null): Promise<Webhook> {
     const webhook =
@@ -66,6 +79,11 @@ export function webhookRoutes(options: WebhookRoutesOptions) {
     if (webhook === undefined) throw notFound();
     return webhook;
   }
+
+  const WebhookList = t.Array(WebhookSchema, { description: 'The webhooks, oldest first.' });
+  const DeliveryList = t.Array(DeliverySchema, {
+    description: `The latest ${RECENT_DELIVERIES} messages, newest first.`,
+  });
 
   return new Elysia({ name: 'kurz/webhooks', seed: mode })
     .use(ownerPlugin({ mode, secret, store, apiKeys: 'refused' }))
@@ -86,7 +104,10 @@ export function webhookRoutes(options: WebhookRoutesOptions) {
           MAX_WEBHOOKS,
         );
         if (made === WEBHOOK_LIMIT_REACHED) throw new ApiError(403, Messages.webhookLimit);
-        return jsonResponse(201, { ...webhookJson(made), secret: made.secret });
+        return jsonResponse(201, CreatedWebhookSchema, {
+          ...webhookJson(made),
+          secret: made.secret,
+        });
       },
       {
         parse: parseJsonBody,
@@ -96,7 +117,7 @@ export function webhookRoutes(options: WebhookRoutesOptions) {
           201: CreatedWebhookSchema,
           ...errorResponses(400, ...authErrors, 408, 413, 500, 503),
           403: errorResponse(403, {
-            description: `\`Webhook limit reached\`: ${MAX_WEBHOOKS} webhooks already.${mode === 'open' ? ' Or no admin token is configured.' : ''} A browser's request from a site not allowed by \`--cors-origins\` is \`Cross-origin request refused\`.`,
+            description: `\`Webhook limit reached\`: ${MAX_WEBHOOKS} webhooks already.${mode === 'open' ? ' Or no admin token is configured.' : ' `Forbidden`: an API key cannot manage webhooks; log in for a token.'}${CROSS_SITE}`,
           }),
         },
         detail: {
@@ -109,12 +130,14 @@ export function webhookRoutes(options: WebhookRoutesOptions) {
     )
     .get(
       '/api/webhooks',
-      async ({ owner }) => jsonResponse(200, (await store.listWebhooks(owner)).map(webhookJson)),
+      async ({ owner }) =>
+        jsonResponse(200, WebhookList, (await store.listWebhooks(owner)).map(webhookJson)),
       {
         transform: admin,
         response: {
-          200: t.Array(WebhookSchema, { description: 'The webhooks, oldest first.' }),
+          200: WebhookList,
           ...errorResponses(...authErrors, 500, 503),
+          ...keyRefused(false),
         },
         detail: {
           ...docs,
@@ -137,6 +160,7 @@ export function webhookRoutes(options: WebhookRoutesOptions) {
         response: {
           204: t.Void({ description: 'Removed, with the messages not sent yet.' }),
           ...errorResponses(...authErrors, 404, 500, 503),
+          ...keyRefused(true),
         },
         detail: {
           ...docs,
@@ -151,16 +175,15 @@ export function webhookRoutes(options: WebhookRoutesOptions) {
       async ({ params, owner }) => {
         const webhook = await ownWebhook(params.id, owner);
         const deliveries = await store.listDeliveries(webhook.id, RECENT_DELIVERIES);
-        return jsonResponse(200, deliveries.map(deliveryJson));
+        return jsonResponse(200, DeliveryList, deliveries.map(deliveryJson));
       },
       {
         transform: admin,
         params: WebhookParams,
         response: {
-          200: t.Array(DeliverySchema, {
-            description: `The latest ${RECENT_DELIVERIES} messages, newest first.`,
-          }),
+          200: DeliveryList,
           ...errorResponses(...authErrors, 404, 500, 503),
+          ...keyRefused(false),
         },
         detail: {
           ...docs,
@@ -181,7 +204,7 @@ export function webhookRoutes(options: WebhookRoutesOptions) {
           Date.now(),
         );
         dispatcher.wake();
-        return jsonResponse(202, deliveryJson(delivery));
+        return jsonResponse(202, DeliverySchema, deliveryJson(delivery));
       },
       {
         transform: admin,
@@ -189,6 +212,7 @@ export function webhookRoutes(options: WebhookRoutesOptions) {
         response: {
           202: DeliverySchema,
           ...errorResponses(...authErrors, 404, 500, 503),
+          ...keyRefused(true),
         },
         detail: {
           ...docs,

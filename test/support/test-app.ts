@@ -2,6 +2,8 @@
 // `const app = await TestApp.init('accounts'); const ann = await app.user();`
 // The database is SQLite in memory, or with KURZ_TEST_STORE=postgres (scripts/test.sh's
 // second run, over the files of test/postgres-suite.txt) a fresh PostgreSQL schema.
+// Every answer of the app's `handle` is checked against its OpenAPI document
+// (support/openapi-check.ts): one the document does not allow fails the test.
 
 import { onTestFinished } from 'bun:test';
 import { SQL } from 'bun';
@@ -15,6 +17,7 @@ import type { Store } from '../../src/store/store.ts';
 import { type DispatcherOptions, WebhookDispatcher } from '../../src/webhooks/dispatcher.ts';
 import { systemResolve } from '../../src/webhooks/targets.ts';
 import { atCleanUp } from './cleanup.ts';
+import { checkResponse, ResponseChecker } from './openapi-check.ts';
 import { freshSchemaUrl } from './postgres.ts';
 
 /** The store in-process test apps get, from KURZ_TEST_STORE (`sqlite` unless `postgres`). */
@@ -62,6 +65,29 @@ export async function storeMovedByHand(): Promise<Store> {
     return openSqlite({ path: ':memory:', durability: 'normal', rollup: { intervalMs: 0 } });
   }
   return openTestPostgres(new MemoryLogger(), 0);
+}
+
+type Handle = (request: Request) => Promise<Response>;
+
+/**
+ * A checker per kind of document, made from the first app of that kind's own
+ * GET /api/openapi.json: the declared answers differ with the mode and whether there is
+ * a metrics route, and with nothing else TestApp sets.
+ */
+const checkers = new Map<string, Promise<ResponseChecker>>();
+
+function checkerOf(handle: Handle, mode: Mode, options: AppOptions): Promise<ResponseChecker> {
+  const kind = `${mode}${options.metricsToken === undefined ? '' : '+metrics'}`;
+  let checker = checkers.get(kind);
+  if (checker === undefined) {
+    checker = (async () => {
+      const response = await handle(new Request('http://localhost/api/openapi.json'));
+      if (response.status !== 200) throw new Error(`no OpenAPI document: ${response.status}`);
+      return new ResponseChecker(await response.json());
+    })();
+    checkers.set(kind, checker);
+  }
+  return checker;
 }
 
 /** One connection per PostgreSQL store for query(), opened on first use. */
@@ -167,10 +193,12 @@ export class TestApp {
   private constructor(
     readonly mode: Mode,
     readonly store: Store,
+    /** The app; its `handle` checks every answer against the OpenAPI document. */
     readonly app: ReturnType<typeof createApp>,
     readonly log: MemoryLogger,
     /** The webhook sender, when the app was given `webhooks`. */
     readonly webhooks: WebhookDispatcher | undefined,
+    private readonly rawHandle: Handle,
   ) {}
 
   static async init(mode: Mode = 'accounts', options: AppOptions = {}): Promise<TestApp> {
@@ -222,7 +250,27 @@ export class TestApp {
         // Not in a test: stopped when its store closes, or with the process.
       }
     }
-    return new TestApp(mode, store, app, log, webhooks);
+    const rawHandle = app.handle;
+    const checker = await checkerOf(rawHandle, mode, options);
+    app.handle = async (request) => {
+      const response = await rawHandle(request);
+      await checkResponse(checker, request, response);
+      return response;
+    };
+    return new TestApp(mode, store, app, log, webhooks, rawHandle);
+  }
+
+  /** The app's answer to `request`, checked against the OpenAPI document. */
+  handle(request: Request): Promise<Response> {
+    return this.app.handle(request);
+  }
+
+  /**
+   * The app's answer, not checked: only for a test that must read the body at its own
+   * pace (the check reads a whole clone of it first). `why` says why, for the reader.
+   */
+  handleUnchecked(request: Request, _why: string): Promise<Response> {
+    return this.rawHandle(request);
   }
 
   /** The SQLite handle underneath, for tests of what only SQLite has (PRAGMAs, files). */
@@ -275,7 +323,7 @@ export class TestApp {
       if (!headers.has('content-type')) headers.set('content-type', 'application/json');
     }
     if (options.token !== undefined) headers.set('authorization', `Bearer ${options.token}`);
-    const response = await this.app.handle(
+    const response = await this.handle(
       new Request(`http://localhost${path}`, { method, headers, body }),
     );
     const text = await response.text();
