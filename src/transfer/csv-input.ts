@@ -11,8 +11,9 @@ import {
   WHAT_EACH_NEEDS,
   YOURLS_POSITIONS,
 } from './columns.ts';
-import { csvRecords, fromCsvField } from './csv.ts';
+import { type CsvRecord, csvRecords, fromCsvField } from './csv.ts';
 import { type Entry, type Input, InputError, linkEntry } from './entries.ts';
+import { tooLong } from './record-limit.ts';
 
 export async function readCsv(
   delimiter: string,
@@ -23,6 +24,8 @@ export async function readCsv(
   const first = await records.next();
   if (first.done) throw new InputError('the file is empty');
   const headerRecord = first.value;
+  if (headerRecord.tooLong !== undefined)
+    throw new InputError(`line 1: ${tooLongReason(headerRecord)}`);
   const names = headerRecord.fields.map(normalize);
   let format = from ?? recognise(new Set(names));
   let header = true;
@@ -59,7 +62,12 @@ export async function readCsv(
   }
   async function* entries(): AsyncGenerator<Entry> {
     const rows = header ? records : prepend(headerRecord, records);
-    for await (const { line, fields } of rows) {
+    for await (const record of rows) {
+      const { line, fields } = record;
+      if (record.tooLong !== undefined) {
+        yield { kind: 'bad', line, reason: tooLongReason(record) };
+        continue;
+      }
       if (width !== undefined && fields.length !== width) {
         yield {
           kind: 'bad',
@@ -81,6 +89,14 @@ export async function readCsv(
   }
   const description = `${chosen === 'kurz' ? 'kurz export' : NAMES[chosen]} CSV${header ? '' : ' without a header'}`;
   return { format: chosen, description, entries: entries() };
+}
+
+function tooLongReason(record: CsvRecord): string {
+  const reason = tooLong('record');
+  // Past an opening quote that is never closed, the rest of the file is one record.
+  return record.tooLong === 'quoted'
+    ? `${reason}, inside a quoted field (a quote left open?)`
+    : reason;
 }
 
 async function* prepend<T>(first: T, rest: AsyncIterable<T>): AsyncGenerator<T> {
