@@ -93,17 +93,12 @@ export async function* jsonLines(chunks: AsyncIterable<string>): AsyncGenerator<
   let length = 0;
   let over = false;
   let line = 0;
-  const whole = (last: string): JsonItem | undefined => {
-    if (over || length + last.length > MAX_RECORD_CHARS) return { line, error: tooLong('line') };
-    const text = parts.length === 0 ? last : parts.join('') + last;
-    return text.trim() === '' ? undefined : parse(text, line);
-  };
   for await (const chunk of chunks) {
     const items: JsonItem[] = [];
     let from = 0;
     for (let nl = chunk.indexOf('\n'); nl !== -1; nl = chunk.indexOf('\n', from)) {
       line++;
-      const item = whole(chunk.slice(from, nl));
+      const item = wholeLine(line, parts, over, length, chunk.slice(from, nl));
       if (item !== undefined) items.push(item);
       parts = [];
       length = 0;
@@ -120,9 +115,21 @@ export async function* jsonLines(chunks: AsyncIterable<string>): AsyncGenerator<
     }
     yield* items;
   }
-  line++;
-  const last = whole('');
+  const last = wholeLine(line + 1, parts, over, length, '');
   if (last !== undefined) yield last;
+}
+
+/** A line of JSON Lines, once its end is read: its parts and `last`; undefined if blank. */
+function wholeLine(
+  line: number,
+  parts: string[],
+  over: boolean,
+  length: number,
+  last: string,
+): JsonItem | undefined {
+  if (over || length + last.length > MAX_RECORD_CHARS) return { line, error: tooLong('line') };
+  const text = parts.length === 0 ? last : parts.join('') + last;
+  return text.trim() === '' ? undefined : parse(text, line);
 }
 
 /**
