@@ -7,8 +7,15 @@
 // into the same database (every row already there). Prints seconds and rows/s, medians
 // of the rounds, beside the baseline measured in the same run: the same links put in
 // by the store's createLinks alone, in batches of the same size, in process.
+//
+// --before PATH: an older build's imports of the same files in the same rounds.
+//
+// With --long-line MB, only this: a file with one line of MB MiB between short rows, as
+// JSON Lines and as CSV, imported by dist/kurz (and by --before PATH, an older build):
+// the seconds and the peak RSS (VmHWM) of each, beside a file of the short rows alone.
+//   bun bench/import.ts --long-line 200 [--before /tmp/kurz-before]
 
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SQL } from 'bun';
@@ -28,6 +35,9 @@ const PG_URL =
     ? (process.env.KURZ_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres')
     : (argv[pgAt + 1] as string);
 const T0 = Date.UTC(2023, 0, 1);
+const LONG_LINE_MIB = numberFlag(argv, '--long-line', 0);
+const beforeAt = argv.indexOf('--before');
+const BEFORE = beforeAt === -1 ? undefined : (argv[beforeAt + 1] as string);
 
 const dir = mkdtempSync(join(tmpdir(), 'kurz-bench-import-'));
 const admin = new SQL(PG_URL, { max: 1 });
@@ -67,9 +77,13 @@ async function yourlsFile(): Promise<string> {
 }
 
 /** Runs dist/kurz import; its wall time in seconds and its summary line. */
-async function importFile(file: string, db: string): Promise<{ seconds: number; summary: string }> {
+async function importFile(
+  file: string,
+  db: string,
+  binary = BINARY,
+): Promise<{ seconds: number; summary: string }> {
   const started = performance.now();
-  const proc = Bun.spawn([BINARY, 'import', file, '--db', db], {
+  const proc = Bun.spawn([binary, 'import', file, '--db', db], {
     stdout: 'pipe',
     stderr: 'ignore',
   });
@@ -113,9 +127,70 @@ function line(label: string, seconds: number[], baseline?: number): void {
   );
 }
 
-try {
+/** Runs `binary import file` into a new SQLite file: seconds, and peak RSS in MiB. */
+async function peakOfImport(
+  binary: string,
+  file: string,
+): Promise<{ seconds: number; peak: number; summary: string }> {
+  const started = performance.now();
+  const proc = Bun.spawn([binary, 'import', file, '--db', await freshDb('sqlite')], {
+    stdout: 'pipe',
+    stderr: 'ignore',
+  });
+  let peak = 0;
+  const sampling = (async () => {
+    while (proc.exitCode === null) {
+      try {
+        const status = readFileSync(`/proc/${proc.pid}/status`, 'utf8');
+        peak = Math.max(peak, Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
+      } catch {
+        // Gone between the check and the read.
+      }
+      await Bun.sleep(20);
+    }
+  })();
+  const [out] = await Promise.all([new Response(proc.stdout).text(), proc.exited, sampling]);
+  return { seconds: (performance.now() - started) / 1000, peak, summary: out.trim() };
+}
+
+async function longLine(): Promise<void> {
+  const long = 'x'.repeat(LONG_LINE_MIB * 1024 * 1024);
+  const rows = ['a', 'b', 'c'].map(
+    (code) =>
+      `{"code":"${code}","url":"https://example.com/${code}","created_at":"2026-01-01T00:00:00Z","password_hash":null}`,
+  );
+  const files: [string, string][] = [
+    ['JSON Lines, short rows only', `{"kurz_export":1,"clicks":false}\n${rows.join('\n')}\n`],
+    [
+      `JSON Lines, a ${LONG_LINE_MIB} MiB line`,
+      `{"kurz_export":1,"clicks":false}\n${rows[0]}\n${(rows[1] as string).replace('example.com/', `example.com/${long}`)}\n${rows[2]}\n`,
+    ],
+    [
+      `CSV, a ${LONG_LINE_MIB} MiB line`,
+      `keyword,url,title\na,https://example.com/a,t\nb,https://example.com/${long},t\nc,https://example.com/c,t\n`,
+    ],
+  ];
+  console.log(`kurz import of a file with one ${LONG_LINE_MIB} MiB line (SQLite, whole command)`);
+  for (const [label, text] of files) {
+    const file = join(dir, `long-${files.findIndex(([l]) => l === label)}.txt`);
+    await Bun.write(file, text);
+    for (const [build, binary] of [
+      ['dist/kurz', BINARY],
+      ['before', BEFORE],
+    ] as const) {
+      if (binary === undefined) continue;
+      const run = await peakOfImport(binary, file);
+      console.log(
+        `  ${label.padEnd(32)} ${build.padEnd(9)} ${fmt(run.seconds, 2).padStart(6)} s  peak RSS ${fmt(run.peak).padStart(5)} MiB  (${run.summary.replace(/^kurz: /, '')})`,
+      );
+    }
+  }
+}
+
+/** The rounds: YOURLS CSV and kurz JSON Lines into new databases, beside the baseline. */
+async function importRounds(): Promise<void> {
   console.log(
-    `kurz import, ${fmt(ROWS)} rows, median of ${ROUNDS} rounds (dist/kurz, whole command)`,
+    `kurz import, ${fmt(ROWS)} rows, median of ${ROUNDS} rounds (dist/kurz, whole command)${BEFORE === undefined ? '' : `, and ${BEFORE} in the same rounds`}`,
   );
   const yourls = await yourlsFile();
   // kurz's own export of the same links, made once from an imported database.
@@ -129,6 +204,8 @@ try {
     const csv: number[] = [];
     const again: number[] = [];
     const own: number[] = [];
+    const csvBefore: number[] = [];
+    const ownBefore: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       baseline.push(await rawInsert(await freshDb(kind)));
       const db = await freshDb(kind);
@@ -139,6 +216,10 @@ try {
       if (!second.summary.includes(`skipped ${ROWS} `)) throw new Error(second.summary);
       again.push(second.seconds);
       own.push((await importFile(jsonl, await freshDb(kind))).seconds);
+      if (BEFORE !== undefined) {
+        csvBefore.push((await importFile(yourls, await freshDb(kind), BEFORE)).seconds);
+        ownBefore.push((await importFile(jsonl, await freshDb(kind), BEFORE)).seconds);
+      }
     }
     const base = median(baseline);
     console.log(`${kind}:`);
@@ -146,7 +227,16 @@ try {
     line('YOURLS CSV into an empty database', csv, base);
     line('the same again (all already there)', again, base);
     line('kurz JSON Lines into an empty one', own, base);
+    if (BEFORE !== undefined) {
+      line('before: YOURLS CSV, empty database', csvBefore, base);
+      line('before: kurz JSON Lines, empty one', ownBefore, base);
+    }
   }
+}
+
+try {
+  if (LONG_LINE_MIB > 0) await longLine();
+  else await importRounds();
 } finally {
   await dropDatabases();
   await admin.close();

@@ -9,6 +9,7 @@ import { type Config, ConfigError } from './config/config.ts';
 import { readBlocklist } from './config/values.ts';
 import { copyCommand } from './copy/command.ts';
 import { StoreUnavailableError } from './domain/errors.ts';
+import { printable } from './domain/printable.ts';
 import { healthcheckCommand } from './health/command.ts';
 import { consoleLogger, type Logger, loggerFor } from './logger.ts';
 import { describeDatabase } from './store/database-url.ts';
@@ -29,7 +30,7 @@ async function main(argv: string[]): Promise<number> {
     command = parseCommandLine(argv, process.env);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    console.error(`kurz: ${error.message}`);
+    console.error(`kurz: ${printable(error.message)}`);
     return 2;
   }
   if ('config' in command) {

@@ -105,6 +105,30 @@ describe('kurz export and import, their command line', () => {
     const listed = await runKurz(['export', '--db', db]);
     expect(listed.stdout.trimEnd().split('\n')).toHaveLength(1);
   });
+
+  test('a file’s control characters reach the terminal as escapes, never as control sequences', async () => {
+    const dir = tempDir();
+    const db = join(dir, 'k.db');
+    // Would set the terminal's title and clear its screen if printed raw.
+    await Bun.write(join(dir, 'a.csv'), '\x1b]0;PWNED\x07\x1b[2J,x\n');
+    const refused = await runKurz(['import', 'a.csv', '--db', db], { cwd: dir });
+    expect([refused.code, refused.stderr]).toEqual([
+      1,
+      'kurz: cannot import a.csv: the format was not recognised from the first line (\\x1b]0;PWNED\\x07\\x1b[2J, x); give --from\n',
+    ]);
+    // A row's report quotes its URL; the C1 CSI (U+009B) is a control sequence too.
+    await Bun.write(
+      join(dir, 'rows.csv'),
+      'keyword,url,title,timestamp,ip,clicks\nbad,\x1b[2Jnot a url\u009b1m,t,2024-01-01 00:00:00,ip,0\n',
+    );
+    const reported = await runKurz(['import', 'rows.csv', '--db', db], { cwd: dir });
+    expect(reported.code).toBe(0);
+    const controls = [...reported.stderr].filter(
+      (c) => c !== '\n' && (c < ' ' || (c >= '\u007f' && c <= '\u009f')),
+    );
+    expect(controls).toEqual([]);
+    expect(reported.stderr).toContain('\\x1b[2Jnot a url\\u009b1m');
+  });
 });
 
 describe.each(['sqlite', 'postgres'] as const)(

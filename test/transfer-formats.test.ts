@@ -444,3 +444,88 @@ describe('the readers underneath', () => {
     }
   });
 });
+
+describe('a record over 1 MiB is a bad row, and the rest of the file is still read', () => {
+  const big = 'x'.repeat(3 * 1024 * 1024);
+  const tooLong = (what: string) => `the ${what} is longer than 1 MiB (1,048,576 characters)`;
+  const summary = (entries: Entry[]) =>
+    entries.map((e) => [e.line, e.kind === 'bad' ? e.reason : e.kind === 'link' ? e.code : '']);
+
+  test('CSV: a long unquoted field, and a long quoted one over several lines', async () => {
+    const file =
+      'keyword,url,title,timestamp,ip,clicks\n' +
+      'a,https://example.com/a,t,2023-01-05 10:00:00,ip,1\n' +
+      `b,https://example.com/${big},t,2023-01-05 10:00:00,ip,1\n` +
+      `c,https://example.com/c,"${big}\nmore\n${big}",2023-01-05 10:00:00,ip,1\n` +
+      'd,https://example.com/d,t,2023-01-05 10:00:00,ip,1\n';
+    for (const size of [65_536, 1_000_003]) {
+      const { entries } = await read(file, undefined, size);
+      expect(summary(entries)).toEqual([
+        [2, 'a'],
+        [3, tooLong('record')],
+        [4, `${tooLong('record')}, inside a quoted field (a quote left open?)`],
+        [7, 'd'],
+      ]);
+    }
+  });
+
+  test('CSV: a quote left open takes in the rest of the file, said as one bad row', async () => {
+    let file = 'keyword,url,title\na,https://example.com/a,"open\n';
+    for (let i = 0; i < 40_000; i++) file += `r${i},https://example.com/${i},t\n`;
+    const { entries } = await read(file, undefined, 65_536);
+    expect(summary(entries)).toEqual([
+      [2, `${tooLong('record')}, inside a quoted field (a quote left open?)`],
+    ]);
+  });
+
+  test('JSON Lines: a long line; one of exactly 1 MiB is still read', async () => {
+    const row = (code: string, pad = '') =>
+      `{"code":"${code}","url":"https://example.com/${code}","created_at":"2026-01-01T00:00:00Z","password_hash":null,"pad":"${pad}"}`;
+    const exact = row('e', 'y'.repeat(1024 * 1024 - row('e').length));
+    expect(exact.length).toBe(1024 * 1024);
+    const file = [
+      '{"kurz_export":1,"clicks":false}',
+      row('a'),
+      row('b', big),
+      exact,
+      `${exact} `,
+      row('d'),
+      row('z', big),
+    ].join('\n');
+    const { entries } = await read(file, undefined, 65_536);
+    expect(summary(entries)).toEqual([
+      [2, 'a'],
+      [3, tooLong('line')],
+      [4, 'e'],
+      [5, tooLong('line')],
+      [6, 'd'],
+      [7, tooLong('line')],
+    ]);
+  });
+
+  test('JSON documents: a long object in the list, and a long object on its own', async () => {
+    const kutt = (address: string, pad = '') =>
+      `{"address":"${address}","target":"https://example.com/${address}","created_at":"2023-01-05T10:00:00Z","description":"${pad}"}`;
+    const list = `{"data":[\n${kutt('a')},\n${kutt('b', big)},\n${kutt('c')}\n]}`;
+    const listed = await read(list, undefined, 65_536);
+    expect(summary(listed.entries)).toEqual([
+      [2, 'a'],
+      [3, tooLong('object')],
+      [4, 'c'],
+    ]);
+    // Objects one after the other, the first over two lines: a document, not JSON Lines.
+    const objects = `${kutt('a').replace('{', '{\n')}\n${kutt('b', big)}\n${kutt('c')}`;
+    const alone = await read(objects, 'kutt', 65_536);
+    expect(summary(alone.entries)).toEqual([
+      [1, 'a'],
+      [3, tooLong('object')],
+      [4, 'c'],
+    ]);
+  });
+
+  test('a header line over 1 MiB: the file is refused', async () => {
+    await expect(read(`keyword,url,${big}\n`, undefined, 65_536)).rejects.toThrow(
+      `line 1: ${tooLong('record')}`,
+    );
+  });
+});

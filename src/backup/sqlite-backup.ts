@@ -15,6 +15,7 @@ import {
   statSync,
 } from 'node:fs';
 import { dirname } from 'node:path';
+import { printable } from '../domain/printable.ts';
 import type { Logger } from '../logger.ts';
 import { describeDatabase, isPostgresUrl } from '../store/database-url.ts';
 
@@ -38,23 +39,25 @@ const USAGE_ERROR = 2;
 export function backupCommand({ db, file }: BackupRequest, log: Logger): number {
   if (isPostgresUrl(db)) {
     log.error(
-      `kurz backup: ${describeDatabase(db)} is PostgreSQL, which kurz backup does not copy: use pg_dump --format=custom --file ${file} "$DATABASE_URL", and pg_restore --dbname=URL ${file} into an empty database to bring it back (see docs/production.md, "Backups")`,
+      printable(
+        `kurz backup: ${describeDatabase(db)} is PostgreSQL, which kurz backup does not copy: use pg_dump --format=custom --file ${file} "$DATABASE_URL", and pg_restore --dbname=URL ${file} into an empty database to bring it back (see docs/production.md, "Backups")`,
+      ),
     );
     return USAGE_ERROR;
   }
   // Opening a missing path would create an empty database, and back that up.
   if (db === ':memory:' || !existsSync(db)) {
-    log.error(`kurz backup: the database ${db} does not exist`);
+    log.error(printable(`kurz backup: the database ${db} does not exist`));
     return 1;
   }
   const taken = [file, ...SIDE_FILES.map((side) => file + side)].find((path) => existsSync(path));
   if (taken !== undefined) {
-    log.error(`kurz backup: ${taken} already exists; remove it or choose another FILE`);
+    log.error(printable(`kurz backup: ${taken} already exists; remove it or choose another FILE`));
     return 1;
   }
   const folder = dirname(file);
   if (!statSync(folder, { throwIfNoEntry: false })?.isDirectory()) {
-    log.error(`kurz backup: the folder ${folder} does not exist`);
+    log.error(printable(`kurz backup: the folder ${folder} does not exist`));
     return 1;
   }
 
@@ -77,17 +80,25 @@ export function backupCommand({ db, file }: BackupRequest, log: Logger): number 
   try {
     copyInto(db, partial);
     if (!putInPlace(partial, file)) {
-      log.error(`kurz backup: ${file} appeared while the copy was made; it was left as it is`);
+      log.error(
+        printable(`kurz backup: ${file} appeared while the copy was made; it was left as it is`),
+      );
       return 1;
     }
   } catch (error) {
-    log.error(`kurz backup: ${describeDatabase(db)} could not be copied (${reason(error)})`);
+    log.error(
+      printable(`kurz backup: ${describeDatabase(db)} could not be copied (${reason(error)})`),
+    );
     return 1;
   } finally {
     rmSync(partial, { force: true });
   }
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
-  log.info(`kurz backup: wrote ${file} (${mib(statSync(file).size)}) from ${db} in ${seconds} s`);
+  log.info(
+    printable(
+      `kurz backup: wrote ${file} (${mib(statSync(file).size)}) from ${db} in ${seconds} s`,
+    ),
+  );
   return 0;
 }
 

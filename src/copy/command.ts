@@ -5,6 +5,7 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { StoreUnavailableError } from '../domain/errors.ts';
+import { printable } from '../domain/printable.ts';
 import type { Logger } from '../logger.ts';
 import { describeDatabase, isPostgresUrl } from '../store/database-url.ts';
 import { openStore, type StoreConfig } from '../store/open.ts';
@@ -63,12 +64,14 @@ export async function copyCommand(
 ): Promise<number> {
   const { from, to, config } = request;
   if (identity(from) === identity(to)) {
-    log.error(`kurz copy: --from and --to name the same database (${describeDatabase(from)})`);
+    log.error(
+      printable(`kurz copy: --from and --to name the same database (${describeDatabase(from)})`),
+    );
     return 1;
   }
   // Opening a SQLite path creates it: a mistyped source would copy an empty database.
   if (!isPostgresUrl(from) && !existsSync(from)) {
-    log.error(`kurz copy: the source database ${from} does not exist`);
+    log.error(printable(`kurz copy: the source database ${from} does not exist`));
     return 1;
   }
   const sides: CopySide[] = [];
@@ -83,24 +86,31 @@ export async function copyCommand(
       outcome = await copyDatabase(source, target, progressTo(progressOutput));
     } catch (error) {
       log.error(
-        `kurz copy: the copy failed (${reason(error)}); the target may hold part of it: empty it, or make a new database, before trying again`,
+        printable(
+          `kurz copy: the copy failed (${reason(error)}); the target may hold part of it: empty it, or make a new database, before trying again`,
+        ),
       );
       return 1;
     }
     if (outcome.kind === 'refused') {
-      log.error(`kurz copy: ${outcome.reason}`);
+      log.error(printable(`kurz copy: ${outcome.reason}`));
       return 1;
     }
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     log.info(
-      `kurz copy: copied ${source.label} to ${target.label} in ${seconds} s: ${describeCopied(outcome.copied)}`,
+      printable(
+        `kurz copy: copied ${source.label} to ${target.label} in ${seconds} s: ${describeCopied(outcome.copied)}`,
+      ),
     );
     if (outcome.problems.length > 0) {
-      for (const problem of outcome.problems) log.error(`kurz copy: mismatch: ${problem}`);
+      for (const problem of outcome.problems)
+        log.error(printable(`kurz copy: mismatch: ${problem}`));
       return 1;
     }
     log.info(
-      `kurz copy: verified: the same rows in every table, the same links per owner and the same click count for each of the ${count(outcome.links)} links`,
+      printable(
+        `kurz copy: verified: the same rows in every table, the same links per owner and the same click count for each of the ${count(outcome.links)} links`,
+      ),
     );
     return 0;
   } finally {

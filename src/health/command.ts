@@ -4,6 +4,7 @@
 // setting, so a check every few seconds costs a process start and one request.
 
 import { request } from 'node:http';
+import { printable } from '../domain/printable.ts';
 import type { Logger } from '../logger.ts';
 
 export interface HealthcheckRequest {
@@ -37,7 +38,9 @@ export async function healthcheckCommand(
   const url = healthUrl(host, port);
   const answer = await ask(url, timeoutMs);
   if ('status' in answer && answer.status === 200 && answer.body === HEALTHY) return 0;
-  log.error(`kurz healthcheck: ${url} ${'why' in answer ? answer.why : answered(answer)}`);
+  log.error(
+    printable(`kurz healthcheck: ${url} ${'why' in answer ? answer.why : answered(answer)}`),
+  );
   return 1;
 }
 

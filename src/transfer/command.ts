@@ -9,6 +9,7 @@ import { basename, dirname, join } from 'node:path';
 import type { ToolCommand } from '../config/cli.ts';
 import { parseEmail } from '../domain/accounts.ts';
 import { ApiError, StoreUnavailableError } from '../domain/errors.ts';
+import { printable } from '../domain/printable.ts';
 import type { Logger } from '../logger.ts';
 import { describeDatabase, isPostgresUrl } from '../store/database-url.ts';
 import { openStore } from '../store/open.ts';
@@ -102,7 +103,7 @@ async function runTool(
     });
   } catch (error) {
     if (!(error instanceof TransferError)) throw error;
-    log.error(`kurz: ${error.message}`);
+    log.error(`kurz: ${printable(error.message)}`);
     return error.exitCode;
   } finally {
     await store?.close();
@@ -142,7 +143,7 @@ export function exportCommand(
     const what = `${counts.links} ${counts.links === 1 ? 'link' : 'links'}${clicks ? ` and ${counts.clicks} click records` : ''}`;
     const whose = owner === undefined ? '' : ` of ${owner.email}`;
     io.stderr.write(
-      `kurz: exported ${what}${whose} as ${format === 'csv' ? 'CSV' : 'JSON Lines'} to ${target ?? 'stdout'}\n`,
+      `${printable(`kurz: exported ${what}${whose} as ${format === 'csv' ? 'CSV' : 'JSON Lines'} to ${target ?? 'stdout'}`)}\n`,
     );
     return 0;
   });
@@ -233,7 +234,7 @@ export function importCommand(
           ? 'to their owners'
           : 'to no one';
     io.stderr.write(
-      `kurz: reading ${file === '-' ? 'stdin' : file} as ${input.description}; links go ${whose}${dryRun ? ' (dry run: nothing is stored)' : ''}\n`,
+      `${printable(`kurz: reading ${file === '-' ? 'stdin' : file} as ${input.description}; links go ${whose}${dryRun ? ' (dry run: nothing is stored)' : ''}`)}\n`,
     );
     const progress = importProgress(io.stderr, { totalBytes: size });
     const config = command.config;
@@ -247,7 +248,8 @@ export function importCommand(
         blocklist: config.blocklist?.list,
       },
       {
-        row: (line, message) => progress.say(`kurz: line ${line}: ${message}`),
+        // A report quotes the file, which may hold control characters.
+        row: (line, message) => progress.say(printable(`kurz: line ${line}: ${message}`)),
         progress: (rows) => progress.update(rows, read.bytes),
       },
     );

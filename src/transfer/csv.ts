@@ -2,10 +2,18 @@
 // (a quoted field may hold delimiters, quotes and line breaks), each with the line it
 // starts on; and fields written so that a spreadsheet never runs one as a formula.
 
+import { MAX_RECORD_CHARS } from './record-limit.ts';
+
 /** A record of a CSV file and the line (from 1) it starts on. */
 export interface CsvRecord {
   line: number;
   fields: string[];
+  /**
+   * The record was longer than MAX_RECORD_CHARS: its fields were dropped as they were
+   * read (`fields` is empty). "quoted": it ran long inside a quoted field, as the rest of
+   * a file does after a quote that is never closed.
+   */
+  tooLong?: 'quoted' | 'unquoted';
 }
 
 /** The delimiters kurz recognises: comma, semicolon (spreadsheets of some locales), tab. */
@@ -53,9 +61,9 @@ function lineBreaks(run: string): number {
 
 /**
  * Reads CSV records from text chunks, one at a time: a file of any size is never held
- * whole. Lenient where files in the wild are (a quote inside an unquoted field is kept
- * as it is; CRLF, LF and a last line without a break all end a record); blank lines
- * are skipped.
+ * whole, nor a record over MAX_RECORD_CHARS (see CsvRecord.tooLong). Lenient where files
+ * in the wild are (a quote inside an unquoted field is kept as it is; CRLF, LF and a last
+ * line without a break all end a record); blank lines are skipped.
  */
 export async function* csvRecords(
   chunks: AsyncIterable<string>,
@@ -71,6 +79,13 @@ export async function* csvRecords(
   let quoteSeen = false;
   let line = 1;
   let recordLine = 1;
+  /** Characters of the record's earlier fields (and their delimiters) that are kept. */
+  let size = 0;
+  let tooLong: CsvRecord['tooLong'];
+  // The limit is checked at a record's end and at a chunk's, not in the loop: a record
+  // is held to the limit and a chunk at most, and the loop over characters stays as fast.
+  // (No closure shares this state: variables a closure writes are kept out of
+  // registers, which made this loop a third slower.)
   for await (const chunk of wholeLineBreaks(chunks)) {
     const records: CsvRecord[] = [];
     let i = 0;
@@ -100,16 +115,20 @@ export async function* csvRecords(
       }
       if (c === sep) {
         fields.push(field);
+        size += field.length + 1;
         field = '';
         started = true;
         i++;
       } else if (c === 10 || c === 13) {
         if (started || field !== '') {
+          const over = size + field.length > MAX_RECORD_CHARS ? 'unquoted' : undefined;
           fields.push(field);
-          records.push({ line: recordLine, fields });
+          records.push(record(recordLine, fields, tooLong ?? over));
         }
         fields = [];
         field = '';
+        size = 0;
+        tooLong = undefined;
         started = false;
         line++;
         recordLine = line;
@@ -120,23 +139,37 @@ export async function* csvRecords(
         i++;
       } else {
         // An unquoted run up to the next delimiter or line break.
-        let end = i + 1;
-        while (end < n) {
-          const e = chunk.charCodeAt(end);
+        let stop = i + 1;
+        while (stop < n) {
+          const e = chunk.charCodeAt(stop);
           if (e === sep || e === 10 || e === 13) break;
-          end++;
+          stop++;
         }
-        field += chunk.slice(i, end);
+        field += chunk.slice(i, stop);
         started = true;
-        i = end;
+        i = stop;
       }
+    }
+    if (size + field.length > MAX_RECORD_CHARS) {
+      // Past the limit, what is kept of the record is dropped; it is read to its end.
+      tooLong ??= quoted ? 'quoted' : 'unquoted';
+      fields = [];
+      // Outside quotes, a character stands for the dropped text, so that a quote after
+      // it is still read as part of the field, not as the opening of a quoted one.
+      field = quoted ? '' : '…';
+      size = 0;
     }
     yield* records;
   }
   if (started || field !== '') {
+    const over = size + field.length > MAX_RECORD_CHARS ? 'unquoted' : undefined;
     fields.push(field);
-    yield { line: recordLine, fields };
+    yield record(recordLine, fields, tooLong ?? over);
   }
+}
+
+function record(line: number, fields: string[], tooLong: CsvRecord['tooLong']): CsvRecord {
+  return tooLong === undefined ? { line, fields } : { line, fields: [], tooLong };
 }
 
 /**

@@ -18,7 +18,7 @@ import {
 import { type Blocklist, checkTarget } from '../domain/targets.ts';
 import { parseTargetUrl } from '../domain/urls.ts';
 import type { Click, CodeHolder, Link, NewLink, Store, User } from '../store/store.ts';
-import type { ClickEntry, Entry, LinkEntry } from './formats.ts';
+import type { ClickEntry, Entry, LinkEntry } from './entries.ts';
 
 export interface ImportOptions {
   /** The account every link goes to; undefined: as kurz's export says, else no one. */

@@ -1,6 +1,9 @@
 // The objects of a JSON file, one at a time, from text that arrives in chunks: JSON Lines
 // (an object a line), or a document (an array of objects, or an API answer that holds
-// them in a `data` array, as Kutt's and Shlink's do), never parsed whole.
+// them in a `data` array, as Kutt's and Shlink's do), never parsed whole, and none over
+// MAX_RECORD_CHARS held (it is a bad item, and the reading goes on after it).
+
+import { MAX_RECORD_CHARS, tooLong } from './record-limit.ts';
 
 export type JsonItem =
   | { line: number; value: Record<string, unknown> }
@@ -38,21 +41,95 @@ function parse(text: string, line: number): JsonItem {
   }
 }
 
-/** JSON Lines: each line that is not blank is an object, read and parsed alone. */
+/** An object being read across chunks: its text so far, unless it is over the limit. */
+interface Held {
+  line: number;
+  parts: string[];
+  /** Where it starts in the current chunk (0 after the first). */
+  from: number;
+  length: number;
+  over: boolean;
+}
+
+const held = (line: number, from: number): Held => ({
+  line,
+  parts: [],
+  from,
+  length: 0,
+  over: false,
+});
+
+/** The rest of the chunk, kept for the object that goes on in the next one. */
+function carry(object: Held, chunk: string): void {
+  const part = chunk.slice(object.from);
+  object.from = 0;
+  if (object.over) return;
+  object.length += part.length;
+  if (object.length > MAX_RECORD_CHARS) {
+    object.over = true;
+    object.parts = [];
+  } else object.parts.push(part);
+}
+
+/** An object that closes at `end` of the chunk, parsed; a bad item when it is too long. */
+function closed(object: Held, chunk: string, end: number): JsonItem {
+  const last = chunk.slice(object.from, end + 1);
+  if (object.over || object.length + last.length > MAX_RECORD_CHARS) {
+    return { line: object.line, error: tooLong('object') };
+  }
+  object.parts.push(last);
+  return parse(object.parts.join(''), object.line);
+}
+
+/**
+ * JSON Lines: each line that is not blank is an object, read and parsed alone. A line
+ * cut by a chunk's end is kept in parts, joined once it is whole (joining it again with
+ * every chunk made a long line cost its length squared); one over MAX_RECORD_CHARS is
+ * not kept at all.
+ */
 export async function* jsonLines(chunks: AsyncIterable<string>): AsyncGenerator<JsonItem> {
-  let rest = '';
+  /** The start of the line the last chunk ended in, and its length. */
+  let parts: string[] = [];
+  let length = 0;
+  let over = false;
   let line = 0;
   for await (const chunk of chunks) {
-    const lines = (rest + chunk).split('\n');
-    rest = lines.pop() as string;
     const items: JsonItem[] = [];
-    for (const text of lines) {
+    let from = 0;
+    for (let nl = chunk.indexOf('\n'); nl !== -1; nl = chunk.indexOf('\n', from)) {
       line++;
-      if (text.trim() !== '') items.push(parse(text, line));
+      const item = wholeLine(line, parts, over, length, chunk.slice(from, nl));
+      if (item !== undefined) items.push(item);
+      parts = [];
+      length = 0;
+      over = false;
+      from = nl + 1;
+    }
+    if (from < chunk.length && !over) {
+      const part = chunk.slice(from);
+      length += part.length;
+      if (length > MAX_RECORD_CHARS) {
+        over = true;
+        parts = [];
+      } else parts.push(part);
     }
     yield* items;
   }
-  if (rest.trim() !== '') yield parse(rest, line + 1);
+  const last = wholeLine(line + 1, parts, over, length, '');
+  if (last !== undefined) yield last;
+}
+
+/** A line of JSON Lines, once its end is read: its parts and `last`; undefined if blank. */
+function wholeLine(
+  line: number,
+  parts: string[],
+  over: boolean,
+  length: number,
+  last: string,
+): JsonItem | undefined {
+  if (over || length + last.length > MAX_RECORD_CHARS) return { line, error: tooLong('line') };
+  const text = parts.length === 0 ? last : parts.join('') + last;
+  return text.trim() === '' ? undefined : parse(text, line);
 }
 
 /**
@@ -74,17 +151,21 @@ export async function* jsonObjects(chunks: AsyncIterable<string>): AsyncGenerato
   let stringHead = '';
   let key: string | undefined;
   let line = 1;
-  /** The text of the object being taken, across chunks, and where it started. */
-  let taking: { depth: number; line: number; parts: string[]; from: number } | undefined;
+  /** The object being taken, across chunks. */
+  let taking: (Held & { depth: number }) | undefined;
   /** Top-level objects are held until it is known whether they are answers with a list. */
-  let topLevel: { line: number; parts: string[]; from: number; hasList: boolean } | undefined;
+  let topLevel: (Held & { hasList: boolean }) | undefined;
   /** Text outside any container that is not whitespace: a broken line. */
   let stray: { line: number; text: string } | undefined;
   const items: JsonItem[] = [];
 
   const flushStray = () => {
     if (stray === undefined) return;
-    items.push(parse(stray.text, stray.line));
+    items.push(
+      stray.text.length > MAX_RECORD_CHARS
+        ? { line: stray.line, error: tooLong('line') }
+        : parse(stray.text, stray.line),
+    );
     stray = undefined;
   };
 
@@ -107,7 +188,8 @@ export async function* jsonObjects(chunks: AsyncIterable<string>): AsyncGenerato
         if (c === 10 || c === 13) flushStray();
         else if (c !== 32 && c !== 9) {
           stray ??= { line, text: '' };
-          stray.text += chunk[i];
+          // Past the limit, one more character stands for the rest.
+          if (stray.text.length <= MAX_RECORD_CHARS) stray.text += chunk[i];
         }
         continue;
       }
@@ -131,10 +213,13 @@ export async function* jsonObjects(chunks: AsyncIterable<string>): AsyncGenerato
           const under = parent?.kind === 123 ? key : parent?.key;
           if (c === 123 && taking === undefined) {
             if (stack.length === 0) {
-              topLevel = { line, parts: [], from: i, hasList: false };
+              topLevel = { ...held(line, i), hasList: false };
             } else if (parent?.kind === 91 && (stack.length === 1 || LIST_KEYS.has(under ?? ''))) {
-              taking = { depth: stack.length, line, parts: [], from: i };
-              if (topLevel !== undefined) topLevel.hasList = true;
+              taking = { ...held(line, i), depth: stack.length };
+              if (topLevel !== undefined) {
+                topLevel.hasList = true;
+                topLevel.parts = [];
+              }
             }
           }
           stack.push({ kind: c, key: parent?.kind === 123 ? key : undefined });
@@ -146,15 +231,11 @@ export async function* jsonObjects(chunks: AsyncIterable<string>): AsyncGenerato
           stack.pop();
           key = undefined;
           if (c === 125 && taking !== undefined && stack.length === taking.depth) {
-            taking.parts.push(chunk.slice(taking.from, i + 1));
-            items.push(parse(taking.parts.join(''), taking.line));
+            items.push(closed(taking, chunk, i));
             taking = undefined;
           }
           if (stack.length === 0 && topLevel !== undefined) {
-            if (!topLevel.hasList) {
-              topLevel.parts.push(chunk.slice(topLevel.from, i + 1));
-              items.push(parse(topLevel.parts.join(''), topLevel.line));
-            }
+            if (!topLevel.hasList) items.push(closed(topLevel, chunk, i));
             topLevel = undefined;
           }
           break;
@@ -162,13 +243,10 @@ export async function* jsonObjects(chunks: AsyncIterable<string>): AsyncGenerato
       }
     }
     // What is still open carries on in the next chunk.
-    if (taking !== undefined) {
-      taking.parts.push(chunk.slice(taking.from));
-      taking.from = 0;
-    }
+    if (taking !== undefined) carry(taking, chunk);
     if (topLevel !== undefined) {
       // A top-level object that lists others is not kept: only its items are.
-      if (!topLevel.hasList) topLevel.parts.push(chunk.slice(topLevel.from));
+      if (!topLevel.hasList) carry(topLevel, chunk);
       topLevel.from = 0;
     }
     // A string cut by the chunk's end goes on in the next; only short ones can be keys.

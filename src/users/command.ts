@@ -7,6 +7,7 @@ import { PasswordHasher } from '../auth/passwords.ts';
 import type { ToolCommand } from '../config/cli.ts';
 import { checkPassword, parseEmail } from '../domain/accounts.ts';
 import { ApiError } from '../domain/errors.ts';
+import { printable } from '../domain/printable.ts';
 import type { Logger } from '../logger.ts';
 import type { RemovedLinks } from '../store/accounts.ts';
 import { openStore } from '../store/open.ts';
@@ -30,7 +31,7 @@ export async function userCommand(command: ToolCommand, log: Logger): Promise<nu
     run = plan(action as string, email, command.options);
   } catch (error) {
     if (!(error instanceof UserCommandError)) throw error;
-    log.error(`kurz: ${error.message}`);
+    log.error(`kurz: ${printable(error.message)}`);
     return error.exitCode;
   }
   const store = await openStore(command.config, log, { background: false });
@@ -39,7 +40,7 @@ export async function userCommand(command: ToolCommand, log: Logger): Promise<nu
     return 0;
   } catch (error) {
     if (error instanceof UserCommandError || error instanceof PasswordInputError) {
-      log.error(`kurz: ${error.message}`);
+      log.error(`kurz: ${printable(error.message)}`);
       return error instanceof UserCommandError ? error.exitCode : 1;
     }
     throw error;
@@ -131,7 +132,7 @@ async function listUsers(store: Store): Promise<string> {
     ['ID', 'EMAIL', 'LINKS', 'CREATED'],
     ...users.map((u) => [
       String(u.id),
-      u.email,
+      printable(u.email),
       String(u.links),
       new Date(u.createdAt).toISOString(),
     ]),

@@ -1,0 +1,161 @@
+// The entries a file's rows become, the same for every format: links as the file gives
+// them (kurz's rules are applied later), click records of kurz's export, and bad rows.
+
+import type { FormatName, Role } from './columns.ts';
+import { parseFileDate } from './dates.ts';
+
+/** A link as a file gives it, before kurz's rules (URL, code, owner) are applied. */
+export interface LinkEntry {
+  kind: 'link';
+  line: number;
+  /** The code as given; undefined when the row has none (a new one is made). */
+  code: string | undefined;
+  url: string;
+  /** undefined: the file gives no date (the import's time is used). */
+  createdAt: number | undefined;
+  /** kurz's export only: the owner's e-mail, null for no one's; undefined in other formats. */
+  owner?: string | null;
+  source: string | null;
+  expiresAt: number | null;
+  maxClicks: number | null;
+  limitedClicks: number;
+  passwordHash: string | null;
+}
+
+/** A click record of kurz's export (made with --clicks), for the link of `code`. */
+export interface ClickEntry {
+  kind: 'click';
+  line: number;
+  code: string;
+  createdAt: number;
+  source: string | null;
+  querySource: string | null;
+  referrer: string | null;
+  userAgent: string | null;
+  country: string | null;
+}
+
+export interface BadEntry {
+  kind: 'bad';
+  line: number;
+  reason: string;
+}
+
+export type Entry = LinkEntry | ClickEntry | BadEntry;
+
+/** A file kurz cannot read at all: said in one line, and nothing is imported. */
+export class InputError extends Error {}
+
+export interface Input {
+  format: FormatName;
+  /** What the file was read as, e.g. "Shlink CSV". */
+  description: string;
+  entries: AsyncGenerator<Entry>;
+}
+
+/** A field's value: a string or number, null when given empty, undefined when absent. */
+export type Field = (role: Role) => unknown;
+
+/** A cell as text: trimmed; null for an empty one. */
+function text(value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  const s = (typeof value === 'string' ? value : String(value)).trim();
+  return s === '' ? null : s;
+}
+
+/** A cell that means yes: Kutt's booleans, as JSON or as CSV text. */
+function truthy(value: unknown): boolean {
+  return value === true || value === 1 || /^(true|1|yes)$/i.test(text(value) ?? '');
+}
+
+/** The code in a short URL: its path without the leading `/` (`bit.ly/abc` works too). */
+function codeOfShortUrl(value: string): string | undefined {
+  const url = URL.parse(/^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `https://${value}`);
+  if (url === null) return undefined;
+  const path = url.pathname.replace(/^\/+/, '');
+  try {
+    return path === '' ? undefined : decodeURIComponent(path);
+  } catch {
+    // A broken %-escape: the code as written, which the code rules then judge.
+    return path;
+  }
+}
+
+export function linkEntry(line: number, format: FormatName, field: Field): Entry {
+  const bad = (reason: string): BadEntry => ({ kind: 'bad', line, reason });
+  const url = text(field('url'));
+  if (url === null) return bad('no URL');
+  if (truthy(field('banned'))) return bad('the link was banned in Kutt');
+  if (truthy(field('protected'))) {
+    return bad('the link has a password in Kutt, which its export does not carry');
+  }
+  let code = text(field('code')) ?? undefined;
+  if (code === undefined) {
+    const short = text(field('shortUrl'));
+    if (short !== null) code = codeOfShortUrl(short);
+  }
+  const date = (role: Role, name: string): number | null | BadEntry => {
+    const value = field(role);
+    if (value === undefined || value === null || value === '') return null;
+    const at =
+      typeof value === 'number' || typeof value === 'string' ? parseFileDate(value) : undefined;
+    return at ?? bad(`${name} "${String(value).slice(0, 40)}" is not a date`);
+  };
+  const created = date('created', 'the creation date');
+  if (typeof created === 'object' && created !== null) return created;
+  const expires = date('expires', 'the expiry');
+  if (typeof expires === 'object' && expires !== null) return expires;
+  const whole = (role: Role, name: string, min: number): number | null | BadEntry => {
+    const value = text(field(role));
+    if (value === null) return null;
+    const n = Number(value);
+    return Number.isSafeInteger(n) && n >= min ? n : bad(`${name} "${value}" is not a number`);
+  };
+  const maxClicks = whole('maxClicks', format === 'kurz' ? 'max_clicks' : 'the click limit', 1);
+  if (typeof maxClicks === 'object' && maxClicks !== null) return maxClicks;
+  const used = whole(format === 'kurz' ? 'limitedClicks' : 'visits', 'the clicks counted', 0);
+  if (typeof used === 'object' && used !== null) return used;
+  const entry: LinkEntry = {
+    kind: 'link',
+    line,
+    code,
+    url,
+    createdAt: created ?? undefined,
+    source: null,
+    expiresAt: expires,
+    maxClicks,
+    limitedClicks: maxClicks === null ? 0 : Math.min(used ?? 0, maxClicks),
+    passwordHash: null,
+  };
+  if (format === 'kurz') {
+    const owner = field('owner');
+    entry.owner = text(owner);
+    entry.source = typeof field('source') === 'string' ? (field('source') as string) : null;
+    entry.passwordHash = text(field('passwordHash'));
+  }
+  return entry;
+}
+
+export function clickEntry(line: number, fields: Map<string, unknown>): Entry {
+  const string = (name: string) => {
+    const value = fields.get(name);
+    return typeof value === 'string' ? value : null;
+  };
+  const code = string('click');
+  const at =
+    typeof fields.get('at') === 'string' ? parseFileDate(string('at') as string) : undefined;
+  if (code === null || at === undefined) {
+    return { kind: 'bad', line, reason: 'a click record needs its link code and its time' };
+  }
+  return {
+    kind: 'click',
+    line,
+    code,
+    createdAt: at,
+    source: string('source'),
+    querySource: string('querysource'),
+    referrer: string('referrer'),
+    userAgent: string('useragent'),
+    country: string('country'),
+  };
+}

@@ -1,0 +1,110 @@
+// A JSON export: JSON Lines (an object a line) or a document (an array of objects, or an
+// API answer that lists them), its format told from its first object's fields.
+
+import { COLUMNS, type FormatName, NAMES, normalize, type Role, recognise } from './columns.ts';
+import { clickEntry, type Entry, type Input, InputError, linkEntry } from './entries.ts';
+import { type JsonItem, jsonLines, jsonObjects, listsObjects } from './json-objects.ts';
+import { EXPORT_VERSION } from './kurz-format.ts';
+
+export async function readJson(
+  head: string,
+  text: AsyncIterable<string>,
+  from: FormatName | undefined,
+): Promise<Input> {
+  // JSON Lines when the first line is an object of its own (a link, or kurz's header);
+  // else a document, whose objects are found by their place in it.
+  let lines = false;
+  try {
+    const value: unknown = JSON.parse(head);
+    lines =
+      value !== null &&
+      typeof value === 'object' &&
+      !Array.isArray(value) &&
+      !listsObjects(value as Record<string, unknown>);
+  } catch {
+    // Not a whole object on its first line: a document.
+  }
+  const items = (lines ? jsonLines : jsonObjects)(text);
+  const first = await items.next();
+  if (first.done) throw new InputError('the file holds no JSON object');
+  const firstItem = first.value;
+  let format = from;
+  let version: number | undefined;
+  if ('value' in firstItem && 'kurz_export' in firstItem.value) {
+    version = Number(firstItem.value.kurz_export);
+    if (!Number.isInteger(version) || version < 1) {
+      throw new InputError(`line ${firstItem.line}: kurz_export must be a version number`);
+    }
+    if (version > EXPORT_VERSION) {
+      throw new InputError(
+        `the file was written by a newer kurz (export version ${version}); this kurz reads version ${EXPORT_VERSION}: import it with a newer kurz`,
+      );
+    }
+    format ??= 'kurz';
+  }
+  if (format === undefined) {
+    if (!('value' in firstItem)) {
+      throw new InputError(`line ${firstItem.line}: the first object is ${firstItem.error}`);
+    }
+    format = recognise(new Set(fieldsOf(firstItem.value).keys()));
+    if (format === undefined) {
+      throw new InputError(
+        `the format was not recognised from the fields of line ${firstItem.line} (${Object.keys(firstItem.value).slice(0, 8).join(', ')}); give --from`,
+      );
+    }
+  }
+  const chosen = format;
+  const columns = COLUMNS[chosen];
+  async function* entries(): AsyncGenerator<Entry> {
+    const header = version !== undefined;
+    for (const item of header ? [] : [firstItem]) yield fromJson(item, chosen, columns);
+    for await (const item of items) yield fromJson(item, chosen, columns);
+  }
+  const kind = lines ? 'JSON Lines' : 'JSON';
+  const description =
+    version !== undefined
+      ? `kurz export (${kind}, version ${version})`
+      : `${NAMES[chosen]} ${kind}`;
+  return { format: chosen, description, entries: entries() };
+}
+
+/**
+ * A JSON object's fields by normalized name. An object within it adds its fields under
+ * both their own name and the name prefixed with its key (Shlink's meta.validUntil is
+ * `validuntil` and `metavaliduntil`); an array of strings gives its first (Bitly's
+ * custom_bitlinks).
+ */
+function fieldsOf(object: Record<string, unknown>): Map<string, unknown> {
+  const fields = new Map<string, unknown>();
+  for (const [key, value] of Object.entries(object)) {
+    const name = normalize(key);
+    if (Array.isArray(value)) {
+      if (typeof value[0] === 'string') fields.set(name, value[0]);
+    } else if (value !== null && typeof value === 'object') {
+      for (const [inner, innerValue] of Object.entries(value as Record<string, unknown>)) {
+        fields.set(name + normalize(inner), innerValue);
+        if (!fields.has(normalize(inner))) fields.set(normalize(inner), innerValue);
+      }
+    } else {
+      fields.set(name, value);
+    }
+  }
+  return fields;
+}
+
+function fromJson(
+  item: JsonItem,
+  format: FormatName,
+  columns: Partial<Record<Role, string[]>>,
+): Entry {
+  if (!('value' in item)) return { kind: 'bad', line: item.line, reason: item.error };
+  const fields = fieldsOf(item.value);
+  if (format === 'kurz' && fields.has('click')) return clickEntry(item.line, fields);
+  return linkEntry(item.line, format, (role) => {
+    for (const name of columns[role] ?? []) {
+      const value = fields.get(name);
+      if (value !== undefined && value !== null && value !== '') return value;
+    }
+    return fields.has(columns[role]?.[0] ?? '') ? null : undefined;
+  });
+}
