@@ -217,6 +217,7 @@ describe('command line', () => {
     expect(help(['backup', '-h'])).toContain('pg_dump');
     expect(help(['export', '--help'])).toContain('--clicks');
     expect(help(['import', '--help'])).toContain('--dry-run');
+    expect(help(['import', '--help'])).toContain('a record\nover 1 MiB');
   });
 
   test('healthcheck reads where the server listens from its flags and variables, and nothing else', () => {

@@ -143,8 +143,9 @@ creation time. A link already there (same code, URL and owner) is skipped, so ru
 it again imports nothing new. A code held by another link, or one kurz does not allow
 (reserved, too long, other characters), is a conflict: reported with its line and
 skipped, or with --rename-conflicts imported under a new code. A bad row (no URL, a URL
-kurz refuses, a date it cannot read, a wrong number of fields, broken JSON) is
-reported with its line number and skipped; the others are imported. Ends with a
+kurz refuses, a date it cannot read, a wrong number of fields, broken JSON, a record
+over 1 MiB) is reported with its line number and skipped; the others are imported.
+Text of the file in reports shows control characters as escapes (\\x1b). Ends with a
 summary: rows read, imported, skipped, conflicts, bad rows. Exits 0 once the file was
 read, whatever its rows; 1 when it cannot be read or the owner does not exist.
 
