@@ -2,8 +2,9 @@
 // day present, and the top entries of each dimension, made from day counts (rolled up,
 // plus those of clicks not rolled up yet).
 
+import { type DayCount, Dimension } from '../domain/clicks.ts';
 import { badRequest, Messages } from '../domain/errors.ts';
-import { type DayCount, Dimension, dayOf, startOfDay } from './fold.ts';
+import { dayOf, startOfDay } from './fold.ts';
 
 /** The longest range one request may ask for. */
 export const MAX_RANGE_DAYS = 366;

@@ -55,9 +55,8 @@ export type LinkChanges = {
   passwordHash?: string | null;
 };
 
-import type { ClickRow, DayCount } from '../analytics/fold.ts';
-import type { WebhookEvent } from '../domain/webhooks.ts';
-import type { DeliveryType } from '../webhooks/payloads.ts';
+import type { ClickRow, DayCount } from '../domain/clicks.ts';
+import type { DeliveryType, WebhookEvent } from '../domain/webhooks.ts';
 import type { AccountStore } from './accounts.ts';
 
 export type { ClickRow, DayCount };
@@ -194,7 +193,7 @@ export interface DueDelivery {
   id: number;
   webhookId: number;
   type: DeliveryType;
-  /** The event's data, JSON text (see webhooks/payloads.ts). */
+  /** The event's record, JSON text (see domain/webhooks.ts). */
   payload: string;
   createdAt: number;
   attempts: number;
@@ -355,9 +354,10 @@ export interface Store extends AccountStore {
   /** Stores a setting's value, replacing any before it. */
   replaceSetting(key: string, value: string): Promise<void>;
   /**
-   * Subscribes to links created (later: edited and deleted) by the instances sharing
-   * the database, this one's own included: `changed` gets each one's code; `reset` is called when notices may
-   * have been missed (a lost connection came back), so caches forget what they hold.
+   * Subscribes to links created, changed and deleted by the instances sharing the
+   * database, this one's own included: `changed` gets each one's code; `reset` is called
+   * when notices may have been missed (a lost connection came back, or another process
+   * wrote a SQLite file), so caches forget what they hold.
    * Returns the unsubscribe. A store only one process uses never calls either.
    */
   watchLinks(changed: LinkChanged, reset: () => void): () => void;

@@ -7,8 +7,8 @@ import { SQL } from 'bun';
 import { DrizzleQueryError, sql as dsql, eq } from 'drizzle-orm';
 import { type BunSQLDatabase, drizzle } from 'drizzle-orm/bun-sql';
 import { StoreUnavailableError } from '../../domain/errors.ts';
+import type { DeliveryType } from '../../domain/webhooks.ts';
 import { consoleLogger, type Logger } from '../../logger.ts';
-import type { DeliveryType } from '../../webhooks/payloads.ts';
 import type {
   ApiKey,
   ApiKeyGrant,

@@ -6,8 +6,7 @@
 // lease, so two instances never send one message at the same time.
 
 import type { SQL } from 'bun';
-import type { WebhookEvent } from '../../domain/webhooks.ts';
-import { type DeliveryType, linkEventData } from '../../webhooks/payloads.ts';
+import { type DeliveryType, linkEventRecord, type WebhookEvent } from '../../domain/webhooks.ts';
 import {
   createdDetail,
   eventsOf,
@@ -38,7 +37,7 @@ const wantingOf = (owner: string, needle: string) =>
 /**
  * The `clicks` messages of a click batch, as a CTE of the batch's statement ($1 to $7:
  * the clicks' columns; $11: now): for each webhook that wants clicks, its owner's clicks
- * of the batch, in batch order, as webhooks/payloads.ts's clickJson writes them. With no
+ * of the batch, in batch order, as domain/webhooks.ts's clickEventRecord writes them. With no
  * webhook that wants clicks, the WHERE (a one-time filter) stops it before any click is
  * read; it is spelled so that PostgreSQL answers it from the partial index
  * webhooks_clicks (an EXISTS is planned as a scan of every webhook, which the planner
@@ -71,7 +70,7 @@ export const CLICKS_OUTBOX = `outbox AS (
 export function createdDataTails(links: readonly NewLink[]): string[] {
   const head = '{"id":0';
   return links.map((link) => {
-    const data = linkEventData(createdDetail(link, 0));
+    const data = linkEventRecord(createdDetail(link, 0));
     if (!data.startsWith(head)) throw new Error('link data must start with its id');
     return data.slice(head.length);
   });
@@ -87,7 +86,7 @@ export async function reportLinkEvent(
   await tx.unsafe(
     `INSERT INTO webhook_deliveries (webhook_id, type, payload, created_at, next_attempt_at)
      SELECT w.id, $1, $2, $3, $3 FROM webhooks w WHERE ${wantingOf('$4::int', '$5')}`,
-    [event, linkEventData(link), now, link.userId, wantedNeedle(event)],
+    [event, linkEventRecord(link), now, link.userId, wantedNeedle(event)],
   );
 }
 

@@ -7,8 +7,8 @@ import { dirname } from 'node:path';
 import { eq, sql } from 'drizzle-orm';
 import { type BunSQLiteDatabase, drizzle } from 'drizzle-orm/bun-sqlite';
 import { StoreUnavailableError } from '../../domain/errors.ts';
+import type { DeliveryType } from '../../domain/webhooks.ts';
 import { consoleLogger, type Logger } from '../../logger.ts';
-import type { DeliveryType } from '../../webhooks/payloads.ts';
 import type {
   ApiKey,
   ApiKeyGrant,

@@ -4,14 +4,14 @@
 // step exact; statements are prepared once, as everywhere in this store.
 
 import type { Database, SQLQueryBindings, Statement } from 'bun:sqlite';
-import type { WebhookEvent } from '../../domain/webhooks.ts';
 import {
-  type ClickJson,
-  clickJson,
-  clicksEventData,
+  type ClickEventRecord,
+  clickEventRecord,
+  clicksEventRecord,
   type DeliveryType,
-  linkEventData,
-} from '../../webhooks/payloads.ts';
+  linkEventRecord,
+  type WebhookEvent,
+} from '../../domain/webhooks.ts';
 import { eventsOf, eventsText, MERGE_MESSAGES, mergeClicks, wantedNeedle } from '../outbox.ts';
 import {
   type Click,
@@ -133,13 +133,13 @@ export function sqliteWebhooks(sqlite: Database) {
 
     /** Puts a link event in the outbox of its owner's webhooks that want it. */
     linkEvent(event: WebhookEvent, link: LinkDetail, now: number): void {
-      report(event, link.userId, () => linkEventData(link), now);
+      report(event, link.userId, () => linkEventRecord(link), now);
     },
 
     /** Puts each owner's clicks of a committed batch in the outbox of their webhooks that want clicks. */
     clicks(batch: readonly Click[], now: number): void {
       const owners = new Map<number, { owner: number | null; code: string } | null>();
-      const byOwner = new Map<number | null, ClickJson[]>();
+      const byOwner = new Map<number | null, ClickEventRecord[]>();
       const needle = wantedNeedle('clicks');
       const hooked = new Map<number | null, boolean>();
       for (const click of batch) {
@@ -161,10 +161,10 @@ export function sqliteWebhooks(sqlite: Database) {
           clicks = [];
           byOwner.set(link.owner, clicks);
         }
-        clicks.push(clickJson(link.code, click));
+        clicks.push(clickEventRecord(link.code, click));
       }
       for (const [owner, clicks] of byOwner) {
-        report('clicks', owner, () => clicksEventData(clicks), now);
+        report('clicks', owner, () => clicksEventRecord(clicks), now);
       }
     },
 
