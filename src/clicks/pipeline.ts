@@ -6,6 +6,7 @@
 // does its own way (ClickSteps); the redirect path never waits on any of this.
 
 import type { Logger } from '../logger.ts';
+import { scheduleRetention } from './retention.ts';
 
 /** What a store does for the pipeline, each step one short transaction. */
 export interface ClickSteps {
@@ -60,11 +61,6 @@ export function budgetOf(
   return backlog > BACKLOG_CLICKS ? budgets.backlog : budgets.flood;
 }
 
-const DAY_MS = 86_400_000;
-/** Retention's first run waits a little, so that start-up is not slowed by it. */
-const RETENTION_FIRST_MS = 10_000;
-const RETENTION_INTERVAL_MS = 3_600_000;
-
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export class ClickPipeline {
@@ -72,7 +68,8 @@ export class ClickPipeline {
   private written = 0;
   private cycle: Promise<void> | undefined;
   private pruning: Promise<void> | undefined;
-  private readonly timers: ReturnType<typeof setTimeout>[] = [];
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private stopRetention = () => {};
   private stopped = false;
 
   constructor(
@@ -82,28 +79,22 @@ export class ClickPipeline {
   ) {}
 
   /**
-   * Starts the cycles (the first at once, so a backlog left by a run before or by a
-   * tool is moved without waiting for a click) and retention, when `retentionDays` > 0.
+   * Starts the cycles, and retention when `retentionDays` > 0. Every cycle asks for the
+   * backlog, so clicks left by a run before or written by a tool or another instance
+   * are moved without waiting for a click of this process.
    */
   start(retentionDays: number): void {
     const { intervalMs } = this.cadence;
     if (intervalMs > 0) {
-      this.timers.push(setTimeout(() => this.tick(), 0));
-      this.timers.push(setInterval(() => this.tick(), intervalMs));
+      this.timer = setInterval(() => this.tick(), intervalMs);
+      this.timer.unref();
     }
-    if (retentionDays > 0) {
-      const prune = () => {
-        if (this.pruning !== undefined || this.stopped) return;
-        this.pruning = this.pruneOld(Date.now() - retentionDays * DAY_MS, retentionDays).finally(
-          () => {
-            this.pruning = undefined;
-          },
-        );
-      };
-      this.timers.push(setTimeout(prune, RETENTION_FIRST_MS));
-      this.timers.push(setInterval(prune, RETENTION_INTERVAL_MS));
-    }
-    for (const timer of this.timers) timer.unref();
+    this.stopRetention = scheduleRetention(retentionDays, (before) => {
+      if (this.pruning !== undefined || this.stopped) return;
+      this.pruning = this.pruneOld(before, retentionDays).finally(() => {
+        this.pruning = undefined;
+      });
+    });
   }
 
   /** Told of each batch this process committed to the log: what the flood rule measures. */
@@ -140,7 +131,8 @@ export class ClickPipeline {
   /** Stops the timers; resolves once a cycle or a retention run under way has ended. */
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const timer of this.timers) clearInterval(timer);
+    clearInterval(this.timer);
+    this.stopRetention();
     await Promise.all([this.cycle, this.pruning]);
   }
 
