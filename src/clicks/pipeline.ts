@@ -64,8 +64,9 @@ export function budgetOf(
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export class ClickPipeline {
-  /** Clicks this process committed since the last cycle began. */
+  /** Clicks this process committed since `since` (ms, performance.now()). */
   private written = 0;
+  private since = performance.now();
   private cycle: Promise<void> | undefined;
   private pruning: Promise<void> | undefined;
   private timer: ReturnType<typeof setInterval> | undefined;
@@ -138,8 +139,11 @@ export class ClickPipeline {
 
   private tick(): void {
     if (this.cycle !== undefined || this.stopped) return;
-    const arriving = (this.written * 1000) / this.cadence.intervalMs;
+    // Measured since the last cycle began: a cycle may outlast an interval.
+    const now = performance.now();
+    const arriving = (this.written * 1000) / Math.max(now - this.since, 1);
     this.written = 0;
+    this.since = now;
     this.cycle = this.moveSome(arriving).finally(() => {
       this.cycle = undefined;
     });
