@@ -39,7 +39,7 @@ export interface SqliteOptions {
 const UNAVAILABLE_CODES =
   /^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|FULL|READONLY|CORRUPT|NOTADB|PROTOCOL|NOMEM|PERM|AUTH)/;
 /** Codes of a write the disk or file refused: they make the store unavailable until a write succeeds. */
-export const WRITE_FAULT_CODES = /^SQLITE_(FULL|IOERR|READONLY|CANTOPEN|PERM)/;
+const WRITE_FAULT_CODES = /^SQLITE_(FULL|IOERR|READONLY|CANTOPEN|PERM)/;
 
 export function isBusyCause(cause: unknown): boolean {
   return cause instanceof SQLiteError && /^SQLITE_(BUSY|LOCKED)/.test(cause.code ?? '');
@@ -64,7 +64,7 @@ const MAINTENANCE_INTERVAL_MS = 100;
  * page writes with 50,000 links clicked than every 100 ms), at the price of a longer log
  * tail for reads to add (about 1 s of clicks).
  */
-export const ROLLUP_INTERVAL_MS = 1000;
+const ROLLUP_INTERVAL_MS = 1000;
 /**
  * WAL pages after which the writer checkpoints by itself: a backstop, since under
  * continuous writes the maintenance thread never catches up to the last frame and only
@@ -168,10 +168,10 @@ function ownerOnly(path: string, log: Logger): void {
   }
 }
 /** Stops background work on a store; resolves once it has stopped. */
-export type Maintenance = () => Promise<void>;
+type Maintenance = () => Promise<void>;
 
 /** The checkpoint thread for a file database; until it runs, and if it fails, the writer checkpoints as usual. */
-export function startMaintenance(sqlite: Database, path: string, countsPath: string): Maintenance {
+function startMaintenance(sqlite: Database, path: string, countsPath: string): Maintenance {
   // In the executable the thread is the build's second entrypoint, named by its path under
   // src/; a URL made from import.meta.url would name the file in the checkout it was built
   // from (the bundler writes that path in), which is missing wherever the executable is
@@ -226,7 +226,7 @@ export function startMaintenance(sqlite: Database, path: string, countsPath: str
  * refused lock keeps it whole; after any other failure the next cycle reads its clicks
  * back from the log). Returns the stop, which folds what is left and closes.
  */
-export function rollUpInSlices(rollup: ClickRollup, intervalMs: number): () => void {
+function rollUpInSlices(rollup: ClickRollup, intervalMs: number): () => void {
   let immediate: ReturnType<typeof setImmediate> | undefined;
   const slice = () => {
     immediate = undefined;
