@@ -59,7 +59,6 @@ import type { ClickRow, DayCount } from '../domain/clicks.ts';
 import type { DeliveryType, WebhookEvent } from '../domain/webhooks.ts';
 import type { AccountStore } from './accounts.ts';
 
-
 // Plain types (not interfaces) so they pass as drizzle placeholder records.
 export type NewLink = {
   userId: number | null;
