@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'bun:test';
 import { ClickWriter } from '../src/clicks/click-writer.ts';
+import { GroupCommit } from '../src/clicks/group-commit.ts';
 import { StoreUnavailableError } from '../src/domain/errors.ts';
 import { LinkWriter } from '../src/links/link-writer.ts';
-import { GroupCommit } from '../src/store/group-commit.ts';
 import type { Click, Link } from '../src/store/store.ts';
 import { click } from './support/clicks.ts';
 import { withFaults } from './support/faulty-store.ts';

@@ -484,6 +484,40 @@ describe.each(['sqlite', 'postgres'] as const)('Store contract on %s', (backend)
   });
 });
 
+describe.each(['sqlite', 'postgres'] as const)('Rollup of a backlog on %s', (backend) => {
+  test('clicks another store wrote to the log (as `kurz import --clicks` does) are rolled up by a running store, no click of its own needed', async () => {
+    const path = `${tempDir()}/kurz.db`;
+    const url = backend === 'postgres' ? await freshSchemaUrl() : '';
+    const opened = async (intervalMs: number): Promise<Store> => {
+      const store =
+        backend === 'sqlite'
+          ? openSqlite({ path, durability: 'normal', rollup: { intervalMs } })
+          : await openPostgres({ url, pool: 2, analyticsIntervalMs: intervalMs });
+      atCleanUp(() => store.close());
+      return store;
+    };
+    const server = await opened(20);
+    const [a] = await server.createLinks([link('a')]);
+    const id = (a as Link).id;
+    const tool = await opened(0);
+    await tool.importClicks([1, 2, 3, 4, 5].map((i) => click(id, i)));
+    await tool.close();
+    let logged = -1;
+    await eventually(
+      async () => {
+        logged = (await clickRows(server)).length;
+        return logged === 0;
+      },
+      () => `the log still holds ${logged} clicks`,
+    );
+    const rows = await server.clickRows(id, 0, 100);
+    expect(rows.map((r) => r.referrer)).toEqual(
+      [1, 2, 3, 4, 5].map((i) => `https://ref.example/${i}`),
+    );
+    expect((await server.findLinkDetail('a'))?.clicks).toBe(5);
+  });
+});
+
 describe('SQLite: a tool importing clicks beside the server', () => {
   test('imported ids follow every id used, and the server carries on past them, counts exact', async () => {
     const path = `${tempDir()}/kurz.db`;

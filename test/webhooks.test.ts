@@ -485,6 +485,24 @@ async function deliveriesOf(
   return reply.json;
 }
 
+describe.each(MODES)('%s mode: messages stored by an earlier kurz', (mode) => {
+  test('a link event whose data is the link JSON itself (as outboxes held it before they kept records) is sent as it was', async () => {
+    const receiver = Receiver.start();
+    const { app, client, token, register } = await setup(mode, { webhooks: {} });
+    const hook = await hooked(register, receiver, ['link.updated']);
+    await client.link('https://example.com/old', { custom_code: 'old' });
+    const shown = (await app.get('/api/links/old', { token })).json;
+    const at = Date.UTC(2026, 0, 2, 3, 4, 5);
+    await app.store.addDelivery(hook.id, 'link.updated', JSON.stringify(shown), at);
+    await eventually(() => receiver.messages().length === 1, 'the stored message');
+    expect(receiver.messages()[0]).toMatchObject({
+      type: 'link.updated',
+      timestamp: new Date(at).toISOString(),
+      data: linkData(shown),
+    });
+  });
+});
+
 describe.each(MODES)('%s mode: retries', (mode) => {
   test('a receiver that fails and recovers gets the message, the same each time, after retries', async () => {
     const receiver = Receiver.start();

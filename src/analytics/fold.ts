@@ -2,51 +2,11 @@
 // count. The same fold serves the rollup (which stores its result in click_days) and
 // stats (which adds the clicks not rolled up yet), so both always agree.
 
+import { type ClickRow, type DayCount, Dimension, type DimensionCode } from '../domain/clicks.ts';
 import { referrerHost } from './referrers.ts';
 import { describeAgent } from './user-agents.ts';
 
-/** The dimensions of click_days, stored as these small codes. */
-export const Dimension = {
-  /** Clicks of people (value ''): with `bots`, the day's total. */
-  humans: 0,
-  bots: 1,
-  /** The source given when the link was made. */
-  source: 2,
-  /** `?source=` of the redirect (accounts mode). */
-  querySource: 3,
-  /** The referrer's host; `direct` without one. */
-  referrer: 4,
-  browser: 5,
-  os: 6,
-  device: 7,
-  /** ISO 3166-1 alpha-2, or `unknown`. */
-  country: 8,
-} as const;
-
-export type DimensionCode = (typeof Dimension)[keyof typeof Dimension];
-
 export const UNKNOWN_COUNTRY = 'unknown';
-
-/** A click as the log and the records keep it. */
-export interface ClickRow {
-  id: number;
-  linkId: number;
-  createdAt: number;
-  source: string | null;
-  querySource: string | null;
-  referrer: string | null;
-  userAgent: string | null;
-  country: string | null;
-}
-
-/** Clicks of one link, day, dimension and value. */
-export interface DayCount {
-  linkId: number;
-  day: number;
-  dimension: DimensionCode;
-  value: string;
-  clicks: number;
-}
 
 const MS_PER_DAY = 86_400_000;
 

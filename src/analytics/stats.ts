@@ -3,8 +3,9 @@
 // plus those of clicks not rolled up yet).
 
 import type { Static } from '@sinclair/typebox';
+import { type DayCount, Dimension } from '../domain/clicks.ts';
 import { badRequest, Messages } from '../domain/errors.ts';
-import { type DayCount, Dimension, dayOf, startOfDay } from './fold.ts';
+import { dayOf, startOfDay } from './fold.ts';
 import type { LinkStats } from './model.ts';
 
 /** The longest range one request may ask for. */

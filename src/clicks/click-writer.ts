@@ -4,12 +4,8 @@
 // with a click in memory only: the batch turns it into a country before the store
 // sees it, so the redirect itself does no lookup and no address is ever stored.
 
-import {
-  type CommitObserver,
-  GroupCommit,
-  type GroupCommitOptions,
-} from '../store/group-commit.ts';
 import type { Click, RefusedClicks, Store } from '../store/store.ts';
+import { type CommitObserver, GroupCommit, type GroupCommitOptions } from './group-commit.ts';
 
 /** ISO 3166-1 alpha-2 code of a client address, or null when unknown. */
 export type CountryOf = (address: string) => string | null;

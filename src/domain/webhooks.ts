@@ -56,3 +56,94 @@ export function parseWebhookEvents(value: unknown): WebhookEvent[] {
   }
   return WEBHOOK_EVENTS.filter((event) => value.includes(event));
 }
+
+/** What a delivery reports: an event, or `ping` (POST /api/webhooks/{id}/test). */
+export type DeliveryType = WebhookEvent | 'ping';
+
+// What the outbox keeps of an event, fixed when the change commits (in its transaction):
+// domain data, as JSON text. The message a receiver gets is made from it when it is sent
+// (webhooks/payloads.ts), so the stores know nothing of the API's JSON.
+
+/** A link as a link event's record keeps it: its state after the change, never the password's hash. */
+export interface LinkEventRecord {
+  id: number;
+  userId: number | null;
+  originalUrl: string;
+  shortCode: string;
+  createdAt: number;
+  clicks: number;
+  source: string | null;
+  expiresAt: number | null;
+  maxClicks: number | null;
+  limitedClicks: number;
+  passwordProtected: boolean;
+}
+
+/**
+ * The record of a link event, JSON text that starts with `{"id":` and the id (the
+ * PostgreSQL store splices the id of a link it inserts into the record of the link
+ * without one).
+ */
+export function linkEventRecord(
+  link: Omit<LinkEventRecord, 'passwordProtected'> & {
+    passwordHash: string | null;
+  },
+): string {
+  const record: LinkEventRecord = {
+    id: link.id,
+    userId: link.userId,
+    originalUrl: link.originalUrl,
+    shortCode: link.shortCode,
+    createdAt: link.createdAt,
+    clicks: link.clicks,
+    source: link.source,
+    expiresAt: link.expiresAt,
+    maxClicks: link.maxClicks,
+    limitedClicks: link.limitedClicks,
+    passwordProtected: link.passwordHash !== null,
+  };
+  return JSON.stringify(record);
+}
+
+/**
+ * One click in the record of a `clicks` event. The message sends it as it is (with what
+ * its user agent tells), so it is kept in the API's spelling; the PostgreSQL store
+ * writes the same in SQL.
+ */
+export interface ClickEventRecord {
+  code: string;
+  at: string;
+  referrer: string | null;
+  country: string | null;
+  source: string | null;
+  query_source: string | null;
+  user_agent: string | null;
+}
+
+/** A click of the link `code` as a `clicks` record lists it. */
+export function clickEventRecord(
+  code: string,
+  click: {
+    createdAt: number;
+    referrer: string | null;
+    country: string | null;
+    source: string | null;
+    querySource: string | null;
+    userAgent: string | null;
+  },
+): ClickEventRecord {
+  return {
+    code,
+    at: new Date(click.createdAt).toISOString(),
+    referrer: click.referrer,
+    country: click.country,
+    source: click.source,
+    query_source: click.querySource,
+    user_agent: click.userAgent,
+  };
+}
+
+/** The record of a `clicks` event: one owner's clicks of a batch, in batch order. */
+export function clicksEventRecord(clicks: readonly ClickEventRecord[]): string {
+  return JSON.stringify({ clicks });
+}

@@ -1,6 +1,7 @@
 // Where a change to a link is told, once it is committed: the redirect cache listens
-// here (and webhooks will), so the routes that change links know of no listener. Other
-// instances hear of changes through the store (PostgreSQL's notices) instead.
+// here, so the routes that change links know of no listener. Other instances hear of
+// changes through the store (PostgreSQL's notices) instead, and webhooks through the
+// outbox the store writes in the change's own transaction.
 
 export type LinkEvent =
   | { kind: 'created'; code: string }

@@ -1,7 +1,7 @@
 // New links go through group commit too: a create joins the turn's batch and its 201
 // leaves once the batch is committed, so concurrent creates share one commit.
 
-import { GroupCommit, type GroupCommitOptions } from '../store/group-commit.ts';
+import { GroupCommit, type GroupCommitOptions } from '../clicks/group-commit.ts';
 import type { CreatedLink, NewLink, Store } from '../store/store.ts';
 
 export class LinkWriter {

@@ -1,15 +1,25 @@
 // Opens the store --db names: a SQLite file (the embedded default) or a PostgreSQL
 // database (several instances on one database).
 
-import type { Config } from '../config/config.ts';
 import type { Logger } from '../logger.ts';
 import { isPostgresUrl } from './database-url.ts';
 import { openPostgres } from './postgres/postgres-store.ts';
 import { openSqlite } from './sqlite/sqlite-store.ts';
 import type { Store } from './store.ts';
 
-export type StoreConfig = Pick<Config, 'db' | 'dbPool' | 'durability' | 'minFreeDiskBytes'> &
-  Partial<Pick<Config, 'clickRetentionDays'>>;
+/** What the store takes of the configuration (Config has these fields). */
+export interface StoreConfig {
+  /** A SQLite path or a PostgreSQL URL (--db). */
+  db: string;
+  /** PostgreSQL's connections. */
+  dbPool: number;
+  /** SQLite's: `normal` survives process crashes, `full` power loss too. */
+  durability: 'normal' | 'full';
+  /** SQLite's: free bytes the file system must keep. */
+  minFreeDiskBytes: number;
+  /** Days click records are kept; 0 or absent: forever. */
+  clickRetentionDays?: number;
+}
 
 /**
  * Opens and migrates the database; throws StoreUnavailableError when PostgreSQL cannot

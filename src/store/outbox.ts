@@ -3,6 +3,7 @@
 // Each store runs these in its own transactions.
 
 import { WEBHOOK_EVENTS, type WebhookEvent } from '../domain/webhooks.ts';
+import { madeLink } from './link-quota.ts';
 import type { LinkDetail, NewLink } from './store.ts';
 
 /** The `events` column: names separated by commas. */
@@ -50,12 +51,7 @@ export function mergeClicks(
 /** A link just inserted as `link.created` reports it: no clicks yet. */
 export function createdDetail(link: NewLink, id: number): LinkDetail {
   return {
-    id,
-    userId: link.userId,
-    originalUrl: link.originalUrl,
-    shortCode: link.shortCode,
-    createdAt: link.createdAt,
-    clicks: 0,
+    ...madeLink(link, id),
     source: link.source,
     expiresAt: link.expiresAt ?? null,
     maxClicks: link.maxClicks ?? null,

@@ -55,12 +55,9 @@ export type LinkChanges = {
   passwordHash?: string | null;
 };
 
-import type { ClickRow, DayCount } from '../analytics/fold.ts';
-import type { WebhookEvent } from '../domain/webhooks.ts';
-import type { DeliveryType } from '../webhooks/payloads.ts';
+import type { ClickRow, DayCount } from '../domain/clicks.ts';
+import type { DeliveryType, WebhookEvent } from '../domain/webhooks.ts';
 import type { AccountStore } from './accounts.ts';
-
-export type { ClickRow, DayCount };
 
 // Plain types (not interfaces) so they pass as drizzle placeholder records.
 export type NewLink = {
@@ -194,7 +191,7 @@ export interface DueDelivery {
   id: number;
   webhookId: number;
   type: DeliveryType;
-  /** The event's data, JSON text (see webhooks/payloads.ts). */
+  /** The event's record, JSON text (see domain/webhooks.ts). */
   payload: string;
   createdAt: number;
   attempts: number;
@@ -223,24 +220,8 @@ export interface StoreTotals {
 /** Told the code of a link whose row changed on another instance. */
 export type LinkChanged = (code: string) => void;
 
-export interface Store extends AccountStore {
-  /** Which database this is, for the start-up line and tools such as `kurz copy`. */
-  readonly kind: 'sqlite' | 'postgres';
-  /**
-   * Write batches (of clicks, of links) that may be committing at once, each writer's
-   * own: 1 when absent (SQLite has a single writer). A server database takes several,
-   * so a batch need not wait for the one before it to be flushed to disk.
-   */
-  readonly writeConcurrency?: number;
-  /** Returns undefined when the e-mail is already registered. */
-  createUser(email: string, passwordHash: string): Promise<User | undefined>;
-  findUserByEmail(email: string): Promise<UserWithHash | undefined>;
-  /**
-   * Links (from the totals the triggers keep) and users in the whole database, for the
-   * metrics' gauges; cheap enough for a scrape, which reads it at most every few seconds.
-   */
-  totals(): Promise<StoreTotals>;
-
+/** Links: made, listed, found, changed and removed, each change with its outbox messages. */
+export interface LinkStore {
   /**
    * Inserts links in one transaction. Each result is the stored link, undefined when
    * its short code was already taken (the unique index decides, also within the batch),
@@ -280,7 +261,10 @@ export interface Store extends AccountStore {
    * false when it was already gone.
    */
   deleteLink(id: number): Promise<boolean>;
+}
 
+/** The click log: the redirects' batches, imported clicks, and their move into records. */
+export interface ClickStore {
   /**
    * Commits all clicks of a batch, counters and records, in one transaction, or none.
    * Limited clicks past their link's max_clicks are not stored and are answered here.
@@ -296,11 +280,6 @@ export interface Store extends AccountStore {
    * database writes clicks.
    */
   importClicks(clicks: readonly Click[]): Promise<void>;
-
-  /** A link's day counts in [fromDay, toDay] (UTC days since the epoch), and what is not rolled up. */
-  linkTraffic(linkId: number, fromDay: number, toDay: number): Promise<LinkTraffic>;
-  /** A link's click records with ids after `afterId`, oldest first, at most `limit`. */
-  clickRows(linkId: number, afterId: number, limit: number): Promise<ClickRow[]>;
   /**
    * Moves clicks from the log into click records and day rollups, as the store's own
    * background work does, until the log holds none committed before the call (tests and
@@ -309,7 +288,18 @@ export interface Store extends AccountStore {
   rollUpClicks(): Promise<number>;
   /** Removes click records made before `before` (ms); day rollups stay. Returns how many. */
   pruneClickRecords(before: number): Promise<number>;
+}
 
+/** What stats and the CSV export read of a link's clicks. */
+export interface AnalyticsStore {
+  /** A link's day counts in [fromDay, toDay] (UTC days since the epoch), and what is not rolled up. */
+  linkTraffic(linkId: number, fromDay: number, toDay: number): Promise<LinkTraffic>;
+  /** A link's click records with ids after `afterId`, oldest first, at most `limit`. */
+  clickRows(linkId: number, afterId: number, limit: number): Promise<ClickRow[]>;
+}
+
+/** Webhooks and their outbox, as the routes and the dispatcher use them. */
+export interface WebhookStore {
   /**
    * Registers a webhook unless its owner already has `limit` (checked in the inserting
    * transaction, so registrations at once cannot pass it together).
@@ -349,15 +339,49 @@ export interface Store extends AccountStore {
   finishDelivery(outcome: DeliveryOutcome): Promise<void>;
   /** Removes delivered and given-up messages made before `before` (ms). Returns how many. */
   pruneDeliveries(before: number): Promise<number>;
+}
 
+/** Server settings (the token key, the instance's first start). */
+export interface SettingsStore {
   /** The value of a server setting, creating it with `make()` when absent (first writer wins). */
   setting(key: string, make: () => string): Promise<string>;
   /** Stores a setting's value, replacing any before it. */
   replaceSetting(key: string, value: string): Promise<void>;
+}
+
+/** Sign-up and log-in; the rest of accounts is AccountStore's (accounts.ts). */
+export interface UserStore extends AccountStore {
+  /** Returns undefined when the e-mail is already registered. */
+  createUser(email: string, passwordHash: string): Promise<User | undefined>;
+  findUserByEmail(email: string): Promise<UserWithHash | undefined>;
+}
+
+/** The storage of kurz: its areas, and what is the database's as a whole. */
+export interface Store
+  extends UserStore,
+    LinkStore,
+    ClickStore,
+    AnalyticsStore,
+    WebhookStore,
+    SettingsStore {
+  /** Which database this is, for the start-up line and tools such as `kurz copy`. */
+  readonly kind: 'sqlite' | 'postgres';
   /**
-   * Subscribes to links created (later: edited and deleted) by the instances sharing
-   * the database, this one's own included: `changed` gets each one's code; `reset` is called when notices may
-   * have been missed (a lost connection came back), so caches forget what they hold.
+   * Write batches (of clicks, of links) that may be committing at once, each writer's
+   * own: 1 when absent (SQLite has a single writer). A server database takes several,
+   * so a batch need not wait for the one before it to be flushed to disk.
+   */
+  readonly writeConcurrency?: number;
+  /**
+   * Links (from the totals the triggers keep) and users in the whole database, for the
+   * metrics' gauges; cheap enough for a scrape, which reads it at most every few seconds.
+   */
+  totals(): Promise<StoreTotals>;
+  /**
+   * Subscribes to links created, changed and deleted by the instances sharing the
+   * database, this one's own included: `changed` gets each one's code; `reset` is called
+   * when notices may have been missed (a lost connection came back, or another process
+   * wrote a SQLite file), so caches forget what they hold.
    * Returns the unsubscribe. A store only one process uses never calls either.
    */
   watchLinks(changed: LinkChanged, reset: () => void): () => void;

@@ -3,7 +3,7 @@
 // one short read each), so any number of links is written in flat memory, and a kurz
 // serving the same database is never held up by a long read.
 
-import type { ClickRow } from '../analytics/fold.ts';
+import type { ClickRow } from '../domain/clicks.ts';
 import type { LinkCursor, LinkDetail, Store } from '../store/store.ts';
 import { csvLine } from './csv.ts';
 import { CSV_COLUMNS, clickRecord, csvValues, exportHeader, linkRecord } from './kurz-format.ts';

@@ -2,7 +2,7 @@
 // that a later kurz still reads the files of this one. Everything that makes a link is
 // in it, its password's hash too: an export is as sensitive as the database.
 
-import type { ClickRow } from '../analytics/fold.ts';
+import type { ClickRow } from '../domain/clicks.ts';
 import type { LinkDetail } from '../store/store.ts';
 import { VERSION } from '../version.ts';
 

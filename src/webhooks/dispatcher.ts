@@ -6,8 +6,8 @@
 // redirect or click path waits for it: the outbox, written in the changes' own
 // transactions, is all that ties them.
 
+import { scheduleRetention } from '../clicks/retention.ts';
 import { type Logger, throttled } from '../logger.ts';
-import { scheduleRetention } from '../store/retention.ts';
 import type { DeliveryOutcome, DueDelivery, Store } from '../store/store.ts';
 import { VERSION } from '../version.ts';
 import { messageBody, messageId } from './payloads.ts';

@@ -1,55 +1,33 @@
-// What a webhook is told. The stores keep each event's data in the outbox as JSON text,
-// fixed when the change commits (link events: the link as GET /api/links/{code} shows
-// it; clicks: the batch's clicks of the webhook's owner); the dispatcher wraps it in the
-// message it sends, `{"type", "timestamp", "data"}`, adding what follows from it alone
-// (the short URL, the browser behind a user agent), so every attempt sends the same body.
+// What a webhook is told. The stores keep each event's record in the outbox, fixed when
+// the change commits (domain/webhooks.ts: link events, the link as it then was; clicks,
+// the batch's clicks of the webhook's owner); the dispatcher makes the message it sends,
+// `{"type", "timestamp", "data"}`, from it and what follows from it alone (the link as
+// GET /api/links/{code} shows it, the short URL, the browser behind a user agent), so
+// every attempt sends the same body.
 
 import { describeAgent } from '../analytics/user-agents.ts';
-import type { WebhookEvent } from '../domain/webhooks.ts';
-import { linkDetailToJson } from '../links/link-json.ts';
-import type { Click, LinkDetail } from '../store/store.ts';
-
-/** What a delivery reports: an event, or `ping` (POST /api/webhooks/{id}/test). */
-export type DeliveryType = WebhookEvent | 'ping';
+import type { ClickEventRecord, DeliveryType, LinkEventRecord } from '../domain/webhooks.ts';
+import { isExpired, type LinkDetailJson, linkDetailToJson } from '../links/link-json.ts';
+import type { LinkDetail } from '../store/store.ts';
 
 const linkOfUser = linkDetailToJson('accounts');
 const linkOfNoOne = linkDetailToJson('open');
 
 /**
- * The data of a link event: the link as its owner sees it at GET /api/links/{code} (a
- * link of open mode, which belongs to no one, without `user_id`, as open mode shows it).
+ * The data of a link event: the link as its owner saw it at GET /api/links/{code} when
+ * the change committed, at `at` (a link of open mode, which belongs to no one, without
+ * `user_id`, as open mode shows it). An outbox written before it kept records holds
+ * that JSON already.
  */
-export function linkEventData(link: LinkDetail): string {
-  return JSON.stringify((link.userId === null ? linkOfNoOne : linkOfUser)(link));
-}
-
-/** One click in the data of a `clicks` event, as the stores write it. */
-export interface ClickJson {
-  code: string;
-  at: string;
-  referrer: string | null;
-  country: string | null;
-  source: string | null;
-  query_source: string | null;
-  user_agent: string | null;
-}
-
-/** A click of the link `code` as a `clicks` event lists it (the PostgreSQL store builds the same in SQL). */
-export function clickJson(code: string, click: Click): ClickJson {
-  return {
-    code,
-    at: new Date(click.createdAt).toISOString(),
-    referrer: click.referrer,
-    country: click.country,
-    source: click.source,
-    query_source: click.querySource,
-    user_agent: click.userAgent,
-  };
-}
-
-/** The data of a `clicks` event. */
-export function clicksEventData(clicks: readonly ClickJson[]): string {
-  return JSON.stringify({ clicks });
+export function linkEventData(
+  stored: LinkEventRecord | LinkDetailJson,
+  at: number,
+): LinkDetailJson {
+  if (!('shortCode' in stored)) return stored;
+  // The hash is never kept; the JSON only says whether there is one.
+  const link: LinkDetail = { ...stored, passwordHash: stored.passwordProtected ? '' : null };
+  const json = (link.userId === null ? linkOfNoOne : linkOfUser)(link);
+  return { ...json, status: isExpired(link, at) ? 'expired' : 'active' };
 }
 
 /** A delivery as the dispatcher sends it. */
@@ -73,15 +51,15 @@ export function messageBody(message: Message, baseUrl: string): string {
   return JSON.stringify({
     type: message.type,
     timestamp: new Date(message.createdAt).toISOString(),
-    data: withDerived(message.type, data, baseUrl),
+    data: withDerived(message.type, data, message.createdAt, baseUrl),
   });
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: the stored data is JSON of the shapes above
-function withDerived(type: DeliveryType, data: any, baseUrl: string): unknown {
+// biome-ignore lint/suspicious/noExplicitAny: the stored data is JSON of the records above
+function withDerived(type: DeliveryType, data: any, at: number, baseUrl: string): unknown {
   if (type === 'clicks') {
     return {
-      clicks: (data.clicks as ClickJson[]).map((click) => {
+      clicks: (data.clicks as ClickEventRecord[]).map((click) => {
         const agent = describeAgent(click.user_agent);
         return {
           ...click,
@@ -96,7 +74,7 @@ function withDerived(type: DeliveryType, data: any, baseUrl: string): unknown {
   if (type === 'ping') return data;
   // The short URL beside the code, as the link object's fields are ordered.
   const link: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(data)) {
+  for (const [key, value] of Object.entries(linkEventData(data, at))) {
     link[key] = value;
     if (key === 'short_code') link.short_url = `${baseUrl}/${value}`;
   }

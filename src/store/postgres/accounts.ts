@@ -1,6 +1,6 @@
-// Accounts on PostgreSQL: token versions, the operator's user commands and API keys.
-// A removal is one transaction; the codes of links it deletes or hands to no one are
-// announced on the links channel, so every instance forgets what it cached of them.
+// Accounts on PostgreSQL: sign-up and log-in, token versions, the operator's user commands
+// and API keys. A removal is one transaction; the codes of links it deletes or hands to no
+// one are announced on the links channel, so every instance forgets what it cached of them.
 
 import type { SQL } from 'bun';
 import {
@@ -11,6 +11,7 @@ import {
   type RemovedLinks,
   type UserSummary,
 } from '../accounts.ts';
+import type { User, UserWithHash } from '../store.ts';
 import { LINK_CLICK_TABLES } from './schema.ts';
 
 const KEY_COLUMNS = `id, name, prefix, scope, created_at::float8 AS "createdAt",
@@ -21,6 +22,21 @@ export class PostgresAccounts {
     private readonly client: SQL,
     private readonly linksChannel: string,
   ) {}
+
+  /** Returns undefined when the e-mail is already registered. */
+  async createUser(email: string, passwordHash: string): Promise<User | undefined> {
+    const [row]: User[] = await this.client`
+      INSERT INTO users (email, password_hash, created_at) VALUES (${email}, ${passwordHash}, ${Date.now()})
+      ON CONFLICT (email) DO NOTHING RETURNING id, email`;
+    return row;
+  }
+
+  async findUserByEmail(email: string): Promise<UserWithHash | undefined> {
+    const [row]: UserWithHash[] = await this.client`
+      SELECT id, email, password_hash AS "passwordHash", token_version AS "tokenVersion"
+      FROM users WHERE email = ${email}`;
+    return row;
+  }
 
   async tokenVersion(id: number): Promise<number | undefined> {
     const [row]: { v: number }[] = await this

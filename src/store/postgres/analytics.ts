@@ -5,8 +5,9 @@
 // lost or counted twice. Counts (link_clicks) are kept at click time and not touched.
 
 import type { SQL } from 'bun';
-import { type ClickRow, type DayCount, DayTally, startOfDay } from '../../analytics/fold.ts';
+import { DayTally, startOfDay } from '../../analytics/fold.ts';
 import { describeAgent } from '../../analytics/user-agents.ts';
+import type { ClickRow, DayCount } from '../../domain/clicks.ts';
 import { InternedIds } from '../interned-ids.ts';
 import type { LinkTraffic } from '../store.ts';
 

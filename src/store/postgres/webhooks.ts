@@ -6,22 +6,13 @@
 // lease, so two instances never send one message at the same time.
 
 import type { SQL } from 'bun';
-import type { WebhookEvent } from '../../domain/webhooks.ts';
-import { type DeliveryType, linkEventData } from '../../webhooks/payloads.ts';
-import {
-  createdDetail,
-  eventsOf,
-  eventsText,
-  MERGE_MESSAGES,
-  mergeClicks,
-  wantedNeedle,
-} from '../outbox.ts';
+import { type DeliveryType, linkEventRecord, type WebhookEvent } from '../../domain/webhooks.ts';
+import { eventsOf, eventsText, MERGE_MESSAGES, mergeClicks, wantedNeedle } from '../outbox.ts';
 import {
   type DeliveryOutcome,
   type DeliveryRecord,
   type DueDelivery,
   type LinkDetail,
-  type NewLink,
   type NewWebhook,
   WEBHOOK_LIMIT_REACHED,
   type Webhook,
@@ -38,7 +29,7 @@ const wantingOf = (owner: string, needle: string) =>
 /**
  * The `clicks` messages of a click batch, as a CTE of the batch's statement ($1 to $7:
  * the clicks' columns; $11: now): for each webhook that wants clicks, its owner's clicks
- * of the batch, in batch order, as webhooks/payloads.ts's clickJson writes them. With no
+ * of the batch, in batch order, as domain/webhooks.ts's clickEventRecord writes them. With no
  * webhook that wants clicks, the WHERE (a one-time filter) stops it before any click is
  * read; it is spelled so that PostgreSQL answers it from the partial index
  * webhooks_clicks (an EXISTS is planned as a scan of every webhook, which the planner
@@ -64,19 +55,6 @@ export const CLICKS_OUTBOX = `outbox AS (
     GROUP BY w.id
   )`;
 
-/**
- * The data of each new link's `link.created` message without its id, which the insert
- * gives: the JSON text after `{"id":N`, which the insert's statement puts after the id.
- */
-export function createdDataTails(links: readonly NewLink[]): string[] {
-  const head = '{"id":0';
-  return links.map((link) => {
-    const data = linkEventData(createdDetail(link, 0));
-    if (!data.startsWith(head)) throw new Error('link data must start with its id');
-    return data.slice(head.length);
-  });
-}
-
 /** Puts a link event in the outbox of its owner's webhooks that want it, in `tx`. */
 export async function reportLinkEvent(
   tx: SQL,
@@ -87,7 +65,7 @@ export async function reportLinkEvent(
   await tx.unsafe(
     `INSERT INTO webhook_deliveries (webhook_id, type, payload, created_at, next_attempt_at)
      SELECT w.id, $1, $2, $3, $3 FROM webhooks w WHERE ${wantingOf('$4::int', '$5')}`,
-    [event, linkEventData(link), now, link.userId, wantedNeedle(event)],
+    [event, linkEventRecord(link), now, link.userId, wantedNeedle(event)],
   );
 }
 
@@ -104,7 +82,7 @@ const toWebhook = (row: WebhookRow): Webhook => ({ ...row, events: eventsOf(row.
 export class PostgresWebhooks {
   constructor(private readonly client: SQL) {}
 
-  create(hook: NewWebhook, limit: number): Promise<Webhook | typeof WEBHOOK_LIMIT_REACHED> {
+  createWebhook(hook: NewWebhook, limit: number): Promise<Webhook | typeof WEBHOOK_LIMIT_REACHED> {
     return this.client.begin(async (tx) => {
       await tx`SELECT pg_advisory_xact_lock(${WEBHOOK_QUOTA_LOCK}, ${hook.userId ?? 0})`;
       const [owned]: { n: number }[] = await tx`
@@ -119,7 +97,7 @@ export class PostgresWebhooks {
     });
   }
 
-  async list(owner: number | null): Promise<Webhook[]> {
+  async listWebhooks(owner: number | null): Promise<Webhook[]> {
     const rows: WebhookRow[] = await this.client.unsafe(
       `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE user_id IS NOT DISTINCT FROM $1::int ORDER BY id`,
       [owner],
@@ -127,7 +105,7 @@ export class PostgresWebhooks {
     return rows.map(toWebhook);
   }
 
-  async find(id: number, owner: number | null): Promise<Webhook | undefined> {
+  async findWebhook(id: number, owner: number | null): Promise<Webhook | undefined> {
     const [row]: WebhookRow[] = await this.client.unsafe(
       `SELECT ${WEBHOOK_COLUMNS} FROM webhooks
        WHERE id = $1 AND user_id IS NOT DISTINCT FROM $2::int`,
@@ -136,14 +114,14 @@ export class PostgresWebhooks {
     return row === undefined ? undefined : toWebhook(row);
   }
 
-  async remove(id: number, owner: number | null): Promise<boolean> {
+  async deleteWebhook(id: number, owner: number | null): Promise<boolean> {
     const gone = await this.client`
       DELETE FROM webhooks WHERE id = ${id} AND user_id IS NOT DISTINCT FROM ${owner}::int
       RETURNING id`;
     return gone.length > 0;
   }
 
-  deliveries(webhookId: number, limit: number): Promise<DeliveryRecord[]> {
+  listDeliveries(webhookId: number, limit: number): Promise<DeliveryRecord[]> {
     return this.client.unsafe(
       `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE webhook_id = $1
        ORDER BY id DESC LIMIT $2`,
@@ -151,7 +129,7 @@ export class PostgresWebhooks {
     );
   }
 
-  async add(
+  async addDelivery(
     webhookId: number,
     type: DeliveryType,
     payload: string,
@@ -170,7 +148,7 @@ export class PostgresWebhooks {
    * untried clicks messages take in their webhook's later ones; every claimed message is
    * leased (its next attempt moved past the lease) and the locks go at commit.
    */
-  claim(now: number, limit: number, leaseMs: number): Promise<DueDelivery[]> {
+  claimDeliveries(now: number, limit: number, leaseMs: number): Promise<DueDelivery[]> {
     return this.client.begin(async (tx) => {
       const due: DueDelivery[] = await tx`
         SELECT d.id::float8 AS id, d.webhook_id AS "webhookId", d.type, d.payload,
@@ -210,7 +188,7 @@ export class PostgresWebhooks {
     });
   }
 
-  async finish(outcome: DeliveryOutcome): Promise<void> {
+  async finishDelivery(outcome: DeliveryOutcome): Promise<void> {
     await this.client`
       UPDATE webhook_deliveries SET attempts = attempts + 1, last_status = ${outcome.status},
              last_error = ${outcome.error},
@@ -218,14 +196,14 @@ export class PostgresWebhooks {
              next_attempt_at = ${outcome.delivered ? null : outcome.nextAttemptAt}::bigint
       WHERE id = ${outcome.id}`;
   }
+}
 
-  /** Removes up to `slice` finished messages made before `before`; how many. */
-  async prune(before: number, slice: number): Promise<number> {
-    const gone = await this.client`
-      DELETE FROM webhook_deliveries WHERE id IN (
-        SELECT id FROM webhook_deliveries
-        WHERE next_attempt_at IS NULL AND created_at < ${before} LIMIT ${slice})
-      RETURNING id`;
-    return gone.length;
-  }
+/** Removes up to `slice` finished messages made before `before`; how many. */
+export async function pruneDeliveries(client: SQL, before: number, slice: number): Promise<number> {
+  const gone = await client`
+    DELETE FROM webhook_deliveries WHERE id IN (
+      SELECT id FROM webhook_deliveries
+      WHERE next_attempt_at IS NULL AND created_at < ${before} LIMIT ${slice})
+    RETURNING id`;
+  return gone.length;
 }

@@ -1,4 +1,5 @@
-// Accounts on SQLite: token versions, the operator's user commands and API keys, as
+// Accounts on SQLite: sign-up and log-in, token versions, the operator's user commands
+// and API keys, as
 // prepared statements on the store's connection (the store wraps each call in its
 // guards). A removal is one transaction, so a user is never half gone.
 
@@ -11,12 +12,21 @@ import {
   type RemovedLinks,
   type UserSummary,
 } from '../accounts.ts';
+import type { User, UserWithHash } from '../store.ts';
 import { LINK_CLICK_TABLES } from './schema.ts';
 
 const KEY_COLUMNS = `id, name, prefix, scope, created_at AS createdAt, expires_at AS expiresAt,
   last_used_at AS lastUsedAt`;
 
 export function sqliteAccounts(sqlite: Database) {
+  const insertUser = sqlite.prepare<User, [string, string, number]>(
+    `INSERT INTO users (email, password_hash, created_at) VALUES (?, ?, ?)
+     ON CONFLICT (email) DO NOTHING RETURNING id, email`,
+  );
+  const userByEmail = sqlite.prepare<UserWithHash, [string]>(
+    `SELECT id, email, password_hash AS passwordHash, token_version AS tokenVersion
+     FROM users WHERE email = ?`,
+  );
   const version = sqlite.prepare<{ v: number }, [number]>(
     'SELECT token_version AS v FROM users WHERE id = ?',
   );
@@ -71,37 +81,46 @@ export function sqliteAccounts(sqlite: Database) {
   );
 
   return {
-    tokenVersion: (id: number): number | undefined => version.get(id)?.v,
-    listUsers: (): UserSummary[] => users.all(),
-    setPassword: (email: string, hash: string): boolean => password.run(hash, email).changes > 0,
-    removeUser: sqlite.transaction(
-      (email: string, links: RemovedLinks): { id: number; links: number } | undefined => {
-        const user = userId.get(email);
-        if (user === null) return undefined;
-        const n = linkCount.get(user.id)?.n ?? 0;
-        if (links === 'keep') {
-          for (const statement of keepLinks) statement.run({ id: user.id, n });
-        } else {
-          for (const statement of deleteLinks) statement.run(user.id);
-        }
-        deleteUser.run(user.id);
-        return { id: user.id, links: n };
+    /** What the store offers of accounts, each run through its guards. */
+    operations: {
+      createUser: (email: string, hash: string): User | undefined =>
+        insertUser.get(email, hash, Date.now()) ?? undefined,
+      findUserByEmail: (email: string): UserWithHash | undefined =>
+        userByEmail.get(email) ?? undefined,
+      tokenVersion: (id: number): number | undefined => version.get(id)?.v,
+      listUsers: (): UserSummary[] => users.all(),
+      setPassword: (email: string, hash: string): boolean => password.run(hash, email).changes > 0,
+      removeUser: sqlite.transaction(
+        (email: string, links: RemovedLinks): { id: number; links: number } | undefined => {
+          const user = userId.get(email);
+          if (user === null) return undefined;
+          const n = linkCount.get(user.id)?.n ?? 0;
+          if (links === 'keep') {
+            for (const statement of keepLinks) statement.run({ id: user.id, n });
+          } else {
+            for (const statement of deleteLinks) statement.run(user.id);
+          }
+          deleteUser.run(user.id);
+          return { id: user.id, links: n };
+        },
+      ),
+      createApiKey: sqlite.transaction(
+        (key: NewApiKey, limit: number): ApiKey | typeof KEY_LIMIT_REACHED => {
+          if ((keyCount.get(key.userId)?.n ?? 0) >= limit) return KEY_LIMIT_REACHED;
+          return insertKey.get(key) as ApiKey;
+        },
+      ),
+      listApiKeys: (userId: number): ApiKey[] => keys.all(userId),
+      deleteApiKey: (userId: number, id: number): boolean => deleteKey.run(userId, id).changes > 0,
+      findApiKey: (hash: string): ApiKeyGrant | undefined => keyByHash.get(hash) ?? undefined,
+      touchApiKey: (id: number, at: number): void => {
+        touchKey.run(at, id);
       },
-    ),
-    createApiKey: sqlite.transaction(
-      (key: NewApiKey, limit: number): ApiKey | typeof KEY_LIMIT_REACHED => {
-        if ((keyCount.get(key.userId)?.n ?? 0) >= limit) return KEY_LIMIT_REACHED;
-        return insertKey.get(key) as ApiKey;
-      },
-    ),
-    listApiKeys: (userId: number): ApiKey[] => keys.all(userId),
-    deleteApiKey: (userId: number, id: number): boolean => deleteKey.run(userId, id).changes > 0,
-    findApiKey: (hash: string): ApiKeyGrant | undefined => keyByHash.get(hash) ?? undefined,
-    touchApiKey: (id: number, at: number): void => {
-      touchKey.run(at, id);
     },
     finalize() {
       for (const statement of [
+        insertUser,
+        userByEmail,
         version,
         users,
         password,

@@ -4,8 +4,9 @@
 // moved yet is read from the log, so stats and exports see every committed click.
 
 import type { Database, Statement } from 'bun:sqlite';
-import { type ClickRow, type DayCount, DayTally, startOfDay } from '../../analytics/fold.ts';
+import { DayTally, startOfDay } from '../../analytics/fold.ts';
 import { describeAgent } from '../../analytics/user-agents.ts';
+import type { ClickRow, DayCount } from '../../domain/clicks.ts';
 import { InternedIds } from '../interned-ids.ts';
 import type { LinkTraffic } from '../store.ts';
 

@@ -154,6 +154,18 @@ export class ClickRollup {
     this.tallyTo = lastId;
   }
 
+  /**
+   * Takes in clicks another process appended to the log (`kurz import`) past all this
+   * rollup has seen: the next cycle reads them back from the log. One read of the log's
+   * last id (its primary key).
+   */
+  catchUp(): void {
+    const last = this.lastId.get()?.m ?? 0;
+    if (last <= this.tallyTo) return;
+    this.tally.clear();
+    this.tallyFrom = this.tallyTo = last;
+  }
+
   /** The id of the last click folded into the counts: clicks up to it may leave the log. */
   get counted(): number {
     return this.through;

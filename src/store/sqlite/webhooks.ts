@@ -4,14 +4,14 @@
 // step exact; statements are prepared once, as everywhere in this store.
 
 import type { Database, SQLQueryBindings, Statement } from 'bun:sqlite';
-import type { WebhookEvent } from '../../domain/webhooks.ts';
 import {
-  type ClickJson,
-  clickJson,
-  clicksEventData,
+  type ClickEventRecord,
+  clickEventRecord,
+  clicksEventRecord,
   type DeliveryType,
-  linkEventData,
-} from '../../webhooks/payloads.ts';
+  linkEventRecord,
+  type WebhookEvent,
+} from '../../domain/webhooks.ts';
 import { eventsOf, eventsText, MERGE_MESSAGES, mergeClicks, wantedNeedle } from '../outbox.ts';
 import {
   type Click,
@@ -133,13 +133,13 @@ export function sqliteWebhooks(sqlite: Database) {
 
     /** Puts a link event in the outbox of its owner's webhooks that want it. */
     linkEvent(event: WebhookEvent, link: LinkDetail, now: number): void {
-      report(event, link.userId, () => linkEventData(link), now);
+      report(event, link.userId, () => linkEventRecord(link), now);
     },
 
     /** Puts each owner's clicks of a committed batch in the outbox of their webhooks that want clicks. */
     clicks(batch: readonly Click[], now: number): void {
       const owners = new Map<number, { owner: number | null; code: string } | null>();
-      const byOwner = new Map<number | null, ClickJson[]>();
+      const byOwner = new Map<number | null, ClickEventRecord[]>();
       const needle = wantedNeedle('clicks');
       const hooked = new Map<number | null, boolean>();
       for (const click of batch) {
@@ -161,83 +161,93 @@ export function sqliteWebhooks(sqlite: Database) {
           clicks = [];
           byOwner.set(link.owner, clicks);
         }
-        clicks.push(clickJson(link.code, click));
+        clicks.push(clickEventRecord(link.code, click));
       }
       for (const [owner, clicks] of byOwner) {
-        report('clicks', owner, () => clicksEventData(clicks), now);
+        report('clicks', owner, () => clicksEventRecord(clicks), now);
       }
     },
 
-    create: sqlite.transaction(
-      (hook: NewWebhook, limit: number): Webhook | typeof WEBHOOK_LIMIT_REACHED => {
-        if ((count.get(hook.userId)?.n ?? 0) >= limit) return WEBHOOK_LIMIT_REACHED;
-        const row = insertWebhook.get(
-          hook.userId,
-          hook.url,
-          hook.secret,
-          eventsText(hook.events),
-          hook.createdAt,
-        );
-        if (row === null) throw new Error('webhook not stored');
-        return toWebhook(row);
+    /** What the store offers of webhooks, each run through its guards. */
+    operations: {
+      createWebhook: sqlite.transaction(
+        (hook: NewWebhook, limit: number): Webhook | typeof WEBHOOK_LIMIT_REACHED => {
+          if ((count.get(hook.userId)?.n ?? 0) >= limit) return WEBHOOK_LIMIT_REACHED;
+          const row = insertWebhook.get(
+            hook.userId,
+            hook.url,
+            hook.secret,
+            eventsText(hook.events),
+            hook.createdAt,
+          );
+          if (row === null) throw new Error('webhook not stored');
+          return toWebhook(row);
+        },
+      ),
+
+      listWebhooks(owner: number | null): Webhook[] {
+        return ofOwner.all(owner).map(toWebhook);
       },
-    ),
 
-    list(owner: number | null): Webhook[] {
-      return ofOwner.all(owner).map(toWebhook);
-    },
+      findWebhook(id: number, owner: number | null): Webhook | undefined {
+        const row = byId.get(id, owner);
+        return row === null ? undefined : toWebhook(row);
+      },
 
-    find(id: number, owner: number | null): Webhook | undefined {
-      const row = byId.get(id, owner);
-      return row === null ? undefined : toWebhook(row);
-    },
+      deleteWebhook(id: number, owner: number | null): boolean {
+        return removeWebhook.run(id, owner).changes > 0;
+      },
 
-    remove(id: number, owner: number | null): boolean {
-      return removeWebhook.run(id, owner).changes > 0;
-    },
+      listDeliveries(webhookId: number, limit: number): DeliveryRecord[] {
+        return latest.all(webhookId, limit);
+      },
 
-    deliveries(webhookId: number, limit: number): DeliveryRecord[] {
-      return latest.all(webhookId, limit);
-    },
+      addDelivery(
+        webhookId: number,
+        type: DeliveryType,
+        payload: string,
+        now: number,
+      ): DeliveryRecord {
+        const row = added.get(webhookId, type, payload, now, now);
+        if (row === null) throw new Error('delivery not stored');
+        return row;
+      },
 
-    add(webhookId: number, type: DeliveryType, payload: string, now: number): DeliveryRecord {
-      const row = added.get(webhookId, type, payload, now, now);
-      if (row === null) throw new Error('delivery not stored');
-      return row;
-    },
-
-    release: (now: number): number => release.run(now).changes,
-    claim: sqlite.transaction((now: number, limit: number, leaseMs: number): DueDelivery[] => {
-      const claimed: DueDelivery[] = [];
-      const merged = new Set<number>();
-      for (const message of due.all(now, limit)) {
-        if (merged.has(message.id)) continue;
-        if (message.type === 'clicks' && message.attempts === 0) {
-          const later = untriedClicks.all(message.webhookId, message.id, now, MERGE_MESSAGES);
-          const merge = mergeClicks(message.payload, later);
-          if (merge !== undefined) {
-            setPayload.run(merge.payload, message.id);
-            for (const id of merge.merged) {
-              removeDelivery.run(id);
-              merged.add(id);
+      releaseDeliveries: (now: number): number => release.run(now).changes,
+      claimDeliveries: sqlite.transaction(
+        (now: number, limit: number, leaseMs: number): DueDelivery[] => {
+          const claimed: DueDelivery[] = [];
+          const merged = new Set<number>();
+          for (const message of due.all(now, limit)) {
+            if (merged.has(message.id)) continue;
+            if (message.type === 'clicks' && message.attempts === 0) {
+              const later = untriedClicks.all(message.webhookId, message.id, now, MERGE_MESSAGES);
+              const merge = mergeClicks(message.payload, later);
+              if (merge !== undefined) {
+                setPayload.run(merge.payload, message.id);
+                for (const id of merge.merged) {
+                  removeDelivery.run(id);
+                  merged.add(id);
+                }
+                message.payload = merge.payload;
+              }
             }
-            message.payload = merge.payload;
+            lease.run(now + leaseMs, message.id);
+            claimed.push(message);
           }
-        }
-        lease.run(now + leaseMs, message.id);
-        claimed.push(message);
-      }
-      return claimed;
-    }),
+          return claimed;
+        },
+      ),
 
-    finish(outcome: DeliveryOutcome): void {
-      finish.run(
-        outcome.status,
-        outcome.error,
-        outcome.delivered ? outcome.at : null,
-        outcome.delivered ? null : outcome.nextAttemptAt,
-        outcome.id,
-      );
+      finishDelivery(outcome: DeliveryOutcome): void {
+        finish.run(
+          outcome.status,
+          outcome.error,
+          outcome.delivered ? outcome.at : null,
+          outcome.delivered ? null : outcome.nextAttemptAt,
+          outcome.id,
+        );
+      },
     },
 
     /** Removes up to `slice` finished messages made before `before`; how many. */

@@ -1,5 +1,6 @@
-// --click-retention-days, as both stores schedule it: soon after start, then every hour,
-// each store removes the click records made before the cut-off in its own way.
+// When old rows are removed: soon after start, then every hour, whatever is older than
+// so many days (click records for --click-retention-days, webhook messages delivered or
+// given up).
 
 const DAY_MS = 86_400_000;
 /** The first run waits a little, so that start-up is not slowed by it. */

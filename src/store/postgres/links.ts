@@ -1,0 +1,280 @@
+// Links on PostgreSQL: made (under their owners' quota, with their link.created messages
+// and their notices in the same statement), listed in pages and chunks, found for
+// redirects and `kurz import`, changed and removed. Several instances share the
+// database: each change is announced on LINKS_CHANNEL in its own transaction, and
+// every rule (one winner per code, the quota) is kept by PostgreSQL's locks and indexes.
+
+import type { SQL } from 'bun';
+import { linkEventRecord } from '../../domain/webhooks.ts';
+import { applyChanges } from '../link-changes.ts';
+import { insertWithQuota, ownersWithQuota } from '../link-quota.ts';
+import { createdDetail, wantedNeedle } from '../outbox.ts';
+import type {
+  CodeHolder,
+  CreatedLink,
+  Link,
+  LinkChanges,
+  LinkChunkQuery,
+  LinkDetail,
+  LinkPage,
+  LinkQuery,
+  LinkTarget,
+  NewLink,
+  StoreTotals,
+} from '../store.ts';
+import { LINKS_CHANNEL } from './notices.ts';
+import { LINK_CLICK_TABLES } from './schema.ts';
+import { reportLinkEvent } from './webhooks.ts';
+
+/** The columns of a LinkDetail; `l` is the link's row. */
+const DETAIL_COLUMNS = `l.id, l.user_id AS "userId", l.original_url AS "originalUrl",
+  l.short_code AS "shortCode", l.created_at::float8 AS "createdAt", l.source,
+  l.expires_at::float8 AS "expiresAt", l.max_clicks AS "maxClicks",
+  l.limited_clicks AS "limitedClicks", l.password_hash AS "passwordHash",
+  (SELECT coalesce(sum(c.clicks), 0)::float8 FROM link_clicks c WHERE c.link_id = l.id) AS clicks`;
+
+/**
+ * The record of each new link's `link.created` message without its id, which the insert
+ * gives: the JSON text after `{"id":0`, which the insert's statement puts after the id.
+ */
+function createdRecordTails(links: readonly NewLink[]): string[] {
+  const head = '{"id":0';
+  return links.map((link) => {
+    const data = linkEventRecord(createdDetail(link, 0));
+    if (!data.startsWith(head)) throw new Error('link data must start with its id');
+    return data.slice(head.length);
+  });
+}
+
+/** The batch's inserts under the quota (link-quota.ts), each one statement. */
+async function insertLinks(
+  sql: SQL,
+  batch: readonly NewLink[],
+  owned: Map<number, number>,
+): Promise<CreatedLink[]> {
+  const steps = insertWithQuota(batch, owned);
+  let step = steps.next();
+  while (!step.done) step = steps.next(await insertRows(sql, step.value));
+  return step.value;
+}
+
+/**
+ * One INSERT of links with distinct codes; the ids of those that took their code. The
+ * same statement puts each link made in the outbox of its owner's webhooks that want
+ * `link.created`.
+ */
+async function insertRows(sql: SQL, links: readonly NewLink[]): Promise<Map<string, number>> {
+  if (links.length === 0) return new Map();
+  const codes = links.map((l) => l.shortCode);
+  const now = Date.now();
+  const rows: { id: number; short_code: string }[] = await sql`
+    WITH added AS (
+      INSERT INTO links (user_id, original_url, short_code, source, created_at, expires_at,
+                         max_clicks, limited_clicks, password_hash)
+      SELECT * FROM unnest(${links.map((l) => l.userId)}::int[], ${links.map((l) => l.originalUrl)}::text[],
+                           ${codes}::text[], ${links.map((l) => l.source)}::text[],
+                           ${links.map((l) => l.createdAt)}::bigint[],
+                           ${links.map((l) => l.expiresAt ?? null)}::bigint[],
+                           ${links.map((l) => l.maxClicks ?? null)}::int[],
+                           ${links.map((l) => l.limitedClicks ?? 0)}::int[],
+                           ${links.map((l) => l.passwordHash ?? null)}::text[])
+      ON CONFLICT (short_code) DO NOTHING
+      RETURNING id, short_code, user_id
+    ), outbox AS (
+      INSERT INTO webhook_deliveries (webhook_id, type, payload, created_at, next_attempt_at)
+      SELECT w.id, 'link.created', '{"id":' || a.id || p.tail, ${now}::bigint, ${now}::bigint
+      FROM added a
+      JOIN unnest(${codes}::text[], ${createdRecordTails(links)}::text[]) AS p(code, tail)
+        ON p.code = a.short_code
+      JOIN webhooks w ON (w.user_id = a.user_id OR (w.user_id IS NULL AND a.user_id IS NULL))
+        AND strpos(',' || w.events || ',', ${wantedNeedle('link.created')}) > 0
+    )
+    SELECT id, short_code, pg_notify(${LINKS_CHANNEL}, short_code) FROM added`;
+  return new Map(rows.map((row) => [row.short_code, row.id]));
+}
+
+/** The link operations of the store, each one statement or transaction on the pool. */
+export class PostgresLinks {
+  constructor(private readonly client: SQL) {}
+
+  async totals(): Promise<StoreTotals> {
+    const [row]: StoreTotals[] = await this.client`
+      SELECT (SELECT coalesce(sum(links), 0)::float8 FROM link_totals) AS links,
+             (SELECT count(*)::float8 FROM users) AS users`;
+    return row ?? { links: 0, users: 0 };
+  }
+
+  /**
+   * One transaction for the batch, and in it one INSERT for all its links (each takes
+   * its code or not: the unique index decides, across instances too). The codes taken
+   * are announced in the same statement, delivered when it commits, so other instances
+   * stop believing them unknown. Owners with a quota are locked first (their users rows,
+   * in id order, so two instances cannot deadlock) and their totals read, so concurrent
+   * creates on any instance cannot pass the quota together.
+   */
+  async createLinks(batch: readonly NewLink[]): Promise<CreatedLink[]> {
+    const limited = ownersWithQuota(batch);
+    if (limited.length === 0) return insertLinks(this.client, batch, new Map());
+    return this.client.begin(async (tx) => {
+      await tx`SELECT id FROM users WHERE id IN ${tx(limited)} ORDER BY id FOR UPDATE`;
+      const totals: { owner: number; links: number }[] =
+        await tx`SELECT owner, links::float8 AS links FROM link_totals WHERE owner IN ${tx(limited)}`;
+      const owned = new Map(limited.map((owner) => [owner, 0]));
+      for (const row of totals) owned.set(row.owner, row.links);
+      return insertLinks(tx, batch, owned);
+    });
+  }
+
+  async listLinks({ owner, limit, offset }: LinkQuery): Promise<LinkPage> {
+    // One statement, so the page and its total come from one snapshot. The page is cut
+    // from the index first and counts are summed for its rows only, so a deep OFFSET
+    // skips index entries rather than counting the clicks of every skipped link. NULL
+    // is PostgreSQL's "no limit".
+    const rows = limit ?? null;
+    const [result]: { total: number; links: Link[] | null }[] =
+      owner === null
+        ? await this.client`
+            SELECT (SELECT coalesce(sum(links), 0)::float8 FROM link_totals) AS total,
+                   (SELECT json_agg(p ORDER BY p."createdAt" DESC, p.id DESC) FROM (
+                      SELECT l.id, l.user_id AS "userId", l.original_url AS "originalUrl",
+                             l.short_code AS "shortCode", l.created_at AS "createdAt",
+                             (SELECT coalesce(sum(c.clicks), 0) FROM link_clicks c WHERE c.link_id = l.id) AS clicks
+                      FROM (SELECT id FROM links ORDER BY created_at DESC, id DESC
+                            LIMIT ${rows} OFFSET ${offset}) page
+                      JOIN links l ON l.id = page.id
+                   ) p) AS links`
+        : await this.client`
+            SELECT (SELECT coalesce(sum(links), 0)::float8 FROM link_totals WHERE owner = ${owner}) AS total,
+                   (SELECT json_agg(p ORDER BY p."createdAt" DESC, p.id DESC) FROM (
+                      SELECT l.id, l.user_id AS "userId", l.original_url AS "originalUrl",
+                             l.short_code AS "shortCode", l.created_at AS "createdAt",
+                             (SELECT coalesce(sum(c.clicks), 0) FROM link_clicks c WHERE c.link_id = l.id) AS clicks
+                      FROM (SELECT id FROM links WHERE user_id = ${owner}
+                            ORDER BY created_at DESC, id DESC LIMIT ${rows} OFFSET ${offset}) page
+                      JOIN links l ON l.id = page.id
+                   ) p) AS links`;
+    return { links: result?.links ?? [], total: result?.total ?? 0 };
+  }
+
+  async listLinksAfter({ owner, after, limit }: LinkChunkQuery): Promise<Link[]> {
+    const [result]: { links: Link[] | null }[] =
+      owner === null
+        ? await this.client`
+            SELECT json_agg(p ORDER BY p."createdAt" DESC, p.id DESC) AS links FROM (
+              SELECT l.id, l.user_id AS "userId", l.original_url AS "originalUrl",
+                     l.short_code AS "shortCode", l.created_at AS "createdAt",
+                     (SELECT coalesce(sum(c.clicks), 0) FROM link_clicks c WHERE c.link_id = l.id) AS clicks
+              FROM links l WHERE (l.created_at, l.id) < (${after.createdAt}, ${after.id})
+              ORDER BY l.created_at DESC, l.id DESC LIMIT ${limit}
+            ) p`
+        : await this.client`
+            SELECT json_agg(p ORDER BY p."createdAt" DESC, p.id DESC) AS links FROM (
+              SELECT l.id, l.user_id AS "userId", l.original_url AS "originalUrl",
+                     l.short_code AS "shortCode", l.created_at AS "createdAt",
+                     (SELECT coalesce(sum(c.clicks), 0) FROM link_clicks c WHERE c.link_id = l.id) AS clicks
+              FROM links l WHERE l.user_id = ${owner} AND (l.created_at, l.id) < (${after.createdAt}, ${after.id})
+              ORDER BY l.created_at DESC, l.id DESC LIMIT ${limit}
+            ) p`;
+    return result?.links ?? [];
+  }
+
+  async listLinkDetailsAfter({ owner, after, limit }: LinkChunkQuery): Promise<LinkDetail[]> {
+    return owner === null
+      ? await this.client.unsafe(
+          `SELECT ${DETAIL_COLUMNS} FROM links l WHERE (l.created_at, l.id) < ($1, $2)
+             ORDER BY l.created_at DESC, l.id DESC LIMIT $3`,
+          [after.createdAt, after.id, limit],
+        )
+      : await this.client.unsafe(
+          `SELECT ${DETAIL_COLUMNS} FROM links l
+             WHERE l.user_id = $1 AND (l.created_at, l.id) < ($2, $3)
+             ORDER BY l.created_at DESC, l.id DESC LIMIT $4`,
+          [owner, after.createdAt, after.id, limit],
+        );
+  }
+
+  /** Codes go in as one array: one statement and one index probe per code, whatever the batch. */
+  async findLinksByCodes(codes: readonly string[]): Promise<CodeHolder[]> {
+    return await this.client`
+    SELECT short_code AS "shortCode", user_id AS "userId", original_url AS "originalUrl",
+           created_at::float8 AS "createdAt"
+    FROM links WHERE short_code = ANY(${codes}::text[])`;
+  }
+
+  async findLinksCreatedAt(owner: number | null, times: readonly number[]): Promise<CodeHolder[]> {
+    // Two statements rather than IS NOT DISTINCT FROM, which no index serves.
+    return owner === null
+      ? this.client`
+            SELECT short_code AS "shortCode", user_id AS "userId",
+                   original_url AS "originalUrl", created_at::float8 AS "createdAt"
+            FROM links WHERE user_id IS NULL AND created_at = ANY(${times}::bigint[])`
+      : this.client`
+            SELECT short_code AS "shortCode", user_id AS "userId",
+                   original_url AS "originalUrl", created_at::float8 AS "createdAt"
+            FROM links WHERE user_id = ${owner} AND created_at = ANY(${times}::bigint[])`;
+  }
+
+  async findLinkByCode(code: string): Promise<LinkTarget | undefined> {
+    const [row]: LinkTarget[] = await this.client`
+      SELECT id, user_id AS "userId", original_url AS "originalUrl", source,
+             expires_at::float8 AS "expiresAt", max_clicks AS "maxClicks",
+             limited_clicks AS "limitedClicks", password_hash AS "passwordHash"
+      FROM links WHERE short_code = ${code}`;
+    return row;
+  }
+
+  async findLinkDetail(code: string): Promise<LinkDetail | undefined> {
+    const [row]: LinkDetail[] = await this.client.unsafe(
+      `SELECT ${DETAIL_COLUMNS} FROM links l WHERE l.short_code = $1`,
+      [code],
+    );
+    return row;
+  }
+
+  /**
+   * The link's row is locked while its new state is worked out (a new max_clicks counts
+   * from the clicks committed so far), and the change is announced in the transaction,
+   * so every instance hears of it once it commits.
+   */
+  async updateLink(id: number, changes: LinkChanges): Promise<LinkDetail | undefined> {
+    return this.client.begin(async (tx) => {
+      const [current]: LinkDetail[] = await tx.unsafe(
+        `SELECT ${DETAIL_COLUMNS} FROM links l WHERE l.id = $1 FOR UPDATE`,
+        [id],
+      );
+      if (current === undefined) return undefined;
+      const next = applyChanges(current, changes);
+      await tx`
+        UPDATE links SET original_url = ${next.originalUrl}, expires_at = ${next.expiresAt},
+               max_clicks = ${next.maxClicks}, limited_clicks = ${next.limitedClicks},
+               password_hash = ${next.passwordHash}
+        WHERE id = ${id}`;
+      await reportLinkEvent(tx, 'link.updated', next, Date.now());
+      await tx`SELECT pg_notify(${LINKS_CHANNEL}, ${next.shortCode})`;
+      return next;
+    });
+  }
+
+  /**
+   * The link, its click records, counts and rollups, in one transaction; announced. The
+   * link is read first (and locked): a webhook is told of it as it was.
+   */
+  async deleteLink(id: number): Promise<boolean> {
+    return this.client.begin(async (tx) => {
+      const [link]: LinkDetail[] = await tx.unsafe(
+        `SELECT ${DETAIL_COLUMNS} FROM links l WHERE l.id = $1 FOR UPDATE`,
+        [id],
+      );
+      if (link === undefined) return false;
+      await reportLinkEvent(tx, 'link.deleted', link, Date.now());
+      const [gone]: { short_code: string }[] =
+        await tx`DELETE FROM links WHERE id = ${id} RETURNING short_code`;
+      if (gone === undefined) return false;
+      for (const table of LINK_CLICK_TABLES) {
+        await tx.unsafe(`DELETE FROM ${table} WHERE link_id = $1`, [id]);
+      }
+      await tx`SELECT pg_notify(${LINKS_CHANNEL}, ${gone.short_code})`;
+      return true;
+    });
+  }
+}

@@ -1,0 +1,294 @@
+// Links on SQLite: made (under their owners' quota, with their link.created messages),
+// listed in pages and chunks, found for redirects and `kurz import`, changed and
+// removed, each in one transaction with its outbox messages. Reads of counts add the
+// click log's tail to the counts file (click-counts.ts).
+
+import type { Database } from 'bun:sqlite';
+import { applyChanges } from '../link-changes.ts';
+import { insertWithQuota, ownersWithQuota } from '../link-quota.ts';
+import { createdDetail } from '../outbox.ts';
+import type {
+  CodeHolder,
+  CreatedLink,
+  Link,
+  LinkChanges,
+  LinkChunkQuery,
+  LinkDetail,
+  LinkPage,
+  LinkQuery,
+  LinkTarget,
+  NewLink,
+} from '../store.ts';
+import { CLICKS_COLUMN, CLICKS_JOINS, CLICKS_OF_LINKS } from './click-counts.ts';
+import { LINK_CLICK_TABLES } from './schema.ts';
+import type { SqliteWebhooks } from './webhooks.ts';
+
+/**
+ * Newest-first pages of links with their click counts, and the totals beside them.
+ * The page is cut from the index first, and counts are joined to its rows only, so a
+ * large OFFSET skips index entries rather than joining every skipped link.
+ */
+function linkLists(sqlite: Database) {
+  const page = (where: string) => `${CLICKS_OF_LINKS},
+    page AS (SELECT id FROM links ${where} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?)
+    SELECT l.id, l.user_id AS userId, l.original_url AS originalUrl, l.short_code AS shortCode,
+           l.created_at AS createdAt, ${CLICKS_COLUMN}
+    FROM page JOIN links l ON l.id = page.id ${CLICKS_JOINS}
+    ORDER BY l.created_at DESC, l.id DESC`;
+  return {
+    all: sqlite.prepare<Link, [number, number]>(page('')),
+    ofUser: sqlite.prepare<Link, [number, number, number]>(page('WHERE user_id = ?')),
+    totalAll: sqlite.prepare<{ n: number }, []>(
+      'SELECT coalesce(sum(links), 0) AS n FROM link_totals',
+    ),
+    totalOfUser: sqlite.prepare<{ n: number }, [number]>(
+      'SELECT coalesce(sum(links), 0) AS n FROM link_totals WHERE owner = ?',
+    ),
+  };
+}
+
+/**
+ * The links after a cursor, newest first, with their counts: the next chunk of a streamed
+ * list. The row-value comparison walks the same (created_at DESC, id DESC) indexes as the
+ * pages, starting at the cursor rather than skipping to it.
+ */
+function linkChunks(sqlite: Database) {
+  const chunk = (where: string) => `${CLICKS_OF_LINKS},
+    chunk AS (SELECT id FROM links WHERE ${where}(created_at, id) < (?, ?)
+              ORDER BY created_at DESC, id DESC LIMIT ?)
+    SELECT l.id, l.user_id AS userId, l.original_url AS originalUrl, l.short_code AS shortCode,
+           l.created_at AS createdAt, ${CLICKS_COLUMN}
+    FROM chunk JOIN links l ON l.id = chunk.id ${CLICKS_JOINS}
+    ORDER BY l.created_at DESC, l.id DESC`;
+  const details = (where: string) => `${CLICKS_OF_LINKS},
+    chunk AS (SELECT id FROM links WHERE ${where}(created_at, id) < (?, ?)
+              ORDER BY created_at DESC, id DESC LIMIT ?)
+    SELECT l.id, l.user_id AS userId, l.original_url AS originalUrl, l.short_code AS shortCode,
+           l.created_at AS createdAt, l.source, l.expires_at AS expiresAt,
+           l.max_clicks AS maxClicks, l.limited_clicks AS limitedClicks,
+           l.password_hash AS passwordHash, ${CLICKS_COLUMN}
+    FROM chunk JOIN links l ON l.id = chunk.id ${CLICKS_JOINS}
+    ORDER BY l.created_at DESC, l.id DESC`;
+  return {
+    all: sqlite.prepare<Link, [number, number, number]>(chunk('')),
+    ofUser: sqlite.prepare<Link, [number, number, number, number]>(chunk('user_id = ? AND ')),
+    details: sqlite.prepare<LinkDetail, [number, number, number]>(details('')),
+    detailsOfUser: sqlite.prepare<LinkDetail, [number, number, number, number]>(
+      details('user_id = ? AND '),
+    ),
+  };
+}
+
+/**
+ * The links holding codes, or made at given times, for `kurz import`: a whole batch's
+ * values go in as one JSON array (json_each), so one statement serves any batch size.
+ * Each value is a probe of the code's unique index, or of links_user_newest.
+ */
+function codeHolders(sqlite: Database) {
+  const columns = `short_code AS shortCode, user_id AS userId, original_url AS originalUrl,
+    created_at AS createdAt`;
+  return {
+    byCodes: sqlite.prepare<CodeHolder, [string]>(
+      `SELECT ${columns} FROM links WHERE short_code IN (SELECT value FROM json_each(?))`,
+    ),
+    ownersAt: sqlite.prepare<CodeHolder, [number, string]>(
+      `SELECT ${columns} FROM links
+       WHERE user_id = ? AND created_at IN (SELECT value FROM json_each(?))`,
+    ),
+    noOnesAt: sqlite.prepare<CodeHolder, [string]>(
+      `SELECT ${columns} FROM links
+       WHERE user_id IS NULL AND created_at IN (SELECT value FROM json_each(?))`,
+    ),
+  };
+}
+
+/** The columns of a LinkDetail, with the clicks the counts file and the log's tail hold. */
+const DETAIL_COLUMNS = `l.id, l.user_id AS userId, l.original_url AS originalUrl,
+  l.short_code AS shortCode, l.created_at AS createdAt, l.source,
+  l.expires_at AS expiresAt, l.max_clicks AS maxClicks, l.limited_clicks AS limitedClicks,
+  l.password_hash AS passwordHash,
+  coalesce((SELECT clicks FROM counts.link_clicks WHERE link_id = l.id), 0)
+  + (SELECT count(*) FROM clicks WHERE link_id = l.id
+     AND id > (SELECT coalesce(max(through), 0) FROM counts.rollup)) AS clicks`;
+
+/**
+ * Reading, changing and removing one link. A removed link's rows of the counts file
+ * stay (a few bytes; ids are never reused): writing that file here would wait on the
+ * rollup's open transaction there.
+ */
+function linkManagement(sqlite: Database, hooks: SqliteWebhooks) {
+  const byCode = sqlite.prepare<LinkDetail, [string]>(
+    `SELECT ${DETAIL_COLUMNS} FROM links l WHERE l.short_code = ?`,
+  );
+  const byId = sqlite.prepare<LinkDetail, [number]>(
+    `SELECT ${DETAIL_COLUMNS} FROM links l WHERE l.id = ?`,
+  );
+  const write = sqlite.prepare<
+    unknown,
+    [string, number | null, number | null, number, string | null, number]
+  >(
+    `UPDATE links SET original_url = ?, expires_at = ?, max_clicks = ?, limited_clicks = ?,
+       password_hash = ? WHERE id = ?`,
+  );
+  const removals = [
+    'DELETE FROM links WHERE id = ?',
+    ...LINK_CLICK_TABLES.map((table) => `DELETE FROM ${table} WHERE link_id = ?`),
+  ].map((text) => sqlite.prepare<unknown, [number]>(text));
+  return {
+    byCode,
+    update: sqlite.transaction((id: number, changes: LinkChanges): LinkDetail | undefined => {
+      const current = byId.get(id);
+      if (current === null) return undefined;
+      const next = applyChanges(current, changes);
+      write.run(
+        next.originalUrl,
+        next.expiresAt,
+        next.maxClicks,
+        next.limitedClicks,
+        next.passwordHash,
+        id,
+      );
+      hooks.linkEvent('link.updated', next, Date.now());
+      return next;
+    }),
+    remove: sqlite.transaction((id: number): boolean => {
+      // Read first: a webhook is told of the link as it was.
+      const gone = byId.get(id);
+      if (gone === null) return false;
+      hooks.linkEvent('link.deleted', gone, Date.now());
+      for (const statement of removals) statement.run(id);
+      return true;
+    }),
+    finalize() {
+      for (const statement of [byCode, byId, write, ...removals]) statement.finalize();
+    },
+  };
+}
+
+/** The link operations of the store; the façade runs each through its guards. */
+export function sqliteLinks(sqlite: Database, hooks: SqliteWebhooks) {
+  const lists = linkLists(sqlite);
+  const manage = linkManagement(sqlite, hooks);
+  // Prepared on first use: most runs never stream a whole list or import.
+  let chunks: ReturnType<typeof linkChunks> | undefined;
+  let holders: ReturnType<typeof codeHolders> | undefined;
+  const insertLink = sqlite.prepare<
+    { id: number },
+    [
+      number | null,
+      string,
+      string,
+      string | null,
+      number,
+      number | null,
+      number | null,
+      number,
+      string | null,
+    ]
+  >(
+    `INSERT INTO links (user_id, original_url, short_code, source, created_at, expires_at,
+       max_clicks, limited_clicks, password_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (short_code) DO NOTHING RETURNING id`,
+  );
+  const linkByCode = sqlite.prepare<LinkTarget, [string]>(
+    `SELECT id, user_id AS userId, original_url AS originalUrl, source, expires_at AS expiresAt,
+       max_clicks AS maxClicks, limited_clicks AS limitedClicks, password_hash AS passwordHash
+     FROM links WHERE short_code = ?`,
+  );
+
+  /** Inserts links with distinct codes, each with its link.created messages; the ids made. */
+  const insertRows = (batch: readonly NewLink[], now: number): Map<string, number> => {
+    const made = new Map<string, number>();
+    for (const link of batch) {
+      const row = insertLink.get(
+        link.userId,
+        link.originalUrl,
+        link.shortCode,
+        link.source,
+        link.createdAt,
+        link.expiresAt ?? null,
+        link.maxClicks ?? null,
+        link.limitedClicks ?? 0,
+        link.passwordHash ?? null,
+      );
+      if (row === null) continue;
+      made.set(link.shortCode, row.id);
+      hooks.linkEvent('link.created', createdDetail(link, row.id), now);
+    }
+    return made;
+  };
+
+  const operations = {
+    // The quota is read from link_totals inside the inserting transaction; one process
+    // writes a SQLite database, so concurrent creates cannot pass it together.
+    createLinks: sqlite.transaction((batch: readonly NewLink[]): CreatedLink[] => {
+      const now = Date.now();
+      const owned = new Map<number, number>();
+      for (const owner of ownersWithQuota(batch)) {
+        owned.set(owner, lists.totalOfUser.get(owner)?.n ?? 0);
+      }
+      const steps = insertWithQuota(batch, owned);
+      let step = steps.next();
+      while (!step.done) step = steps.next(insertRows(step.value, now));
+      return step.value;
+    }),
+
+    // A page and its total are read in one transaction, so they agree with each other.
+    listLinks: sqlite.transaction(({ owner, limit, offset }: LinkQuery): LinkPage => {
+      // LIMIT -1 is SQLite for "no limit".
+      const rows = limit ?? -1;
+      if (owner === null) {
+        return { links: lists.all.all(rows, offset), total: lists.totalAll.get()?.n ?? 0 };
+      }
+      return {
+        links: lists.ofUser.all(owner, rows, offset),
+        total: lists.totalOfUser.get(owner)?.n ?? 0,
+      };
+    }),
+
+    listLinksAfter({ owner, after, limit }: LinkChunkQuery): Link[] {
+      chunks ??= linkChunks(sqlite);
+      return owner === null
+        ? chunks.all.all(after.createdAt, after.id, limit)
+        : chunks.ofUser.all(owner, after.createdAt, after.id, limit);
+    },
+
+    listLinkDetailsAfter({ owner, after, limit }: LinkChunkQuery): LinkDetail[] {
+      chunks ??= linkChunks(sqlite);
+      return owner === null
+        ? chunks.details.all(after.createdAt, after.id, limit)
+        : chunks.detailsOfUser.all(owner, after.createdAt, after.id, limit);
+    },
+
+    findLinksByCodes(codes: readonly string[]): CodeHolder[] {
+      holders ??= codeHolders(sqlite);
+      return holders.byCodes.all(JSON.stringify(codes));
+    },
+
+    findLinksCreatedAt(owner: number | null, times: readonly number[]): CodeHolder[] {
+      holders ??= codeHolders(sqlite);
+      const at = JSON.stringify(times);
+      return owner === null ? holders.noOnesAt.all(at) : holders.ownersAt.all(owner, at);
+    },
+
+    findLinkByCode: (code: string): LinkTarget | undefined => linkByCode.get(code) ?? undefined,
+    findLinkDetail: (code: string): LinkDetail | undefined => manage.byCode.get(code) ?? undefined,
+    updateLink: (id: number, changes: LinkChanges) => manage.update(id, changes),
+    deleteLink: (id: number) => manage.remove(id),
+  };
+  return {
+    operations,
+    /** Finalizes its statements, so the file really closes. */
+    finalize(): void {
+      const statements = [
+        insertLink,
+        linkByCode,
+        ...Object.values(lists),
+        ...Object.values(chunks ?? {}),
+        ...Object.values(holders ?? {}),
+      ];
+      for (const statement of statements) statement.finalize();
+      manage.finalize();
+    },
+  };
+}
