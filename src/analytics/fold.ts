@@ -39,6 +39,21 @@ export interface ClickRow {
   country: string | null;
 }
 
+/** The columns of the click log that stats fold, each counted by day and raw value. */
+export type LogColumn = 'source' | 'querySource' | 'referrer' | 'userAgent' | 'country';
+
+/**
+ * Clicks of one day that share the raw value of one column of the log: what a store reads
+ * of clicks not rolled up yet, grouped, so that a backlog costs memory per distinct value
+ * rather than per click. Agents and referrers are classified here, not in SQL.
+ */
+export interface ValueCount {
+  day: number;
+  column: LogColumn;
+  value: string | null;
+  clicks: number;
+}
+
 /** Clicks of one link, day, dimension and value. */
 export interface DayCount {
   linkId: number;
@@ -94,6 +109,32 @@ export class DayTally {
     this.count(click.linkId, day, Dimension.country, click.country ?? UNKNOWN_COUNTRY);
   }
 
+  /** Adds `clicks` clicks of `linkId` sharing one raw value: as many add() calls would. */
+  addValue(linkId: number, { day, column, value, clicks }: ValueCount): void {
+    switch (column) {
+      case 'userAgent': {
+        const agent = describeAgent(value);
+        this.count(linkId, day, agent.bot ? Dimension.bots : Dimension.humans, '', clicks);
+        this.count(linkId, day, Dimension.browser, agent.browser, clicks);
+        this.count(linkId, day, Dimension.os, agent.os, clicks);
+        this.count(linkId, day, Dimension.device, agent.device, clicks);
+        return;
+      }
+      case 'source':
+        if (value !== null) this.count(linkId, day, Dimension.source, value, clicks);
+        return;
+      case 'querySource':
+        if (value !== null) this.count(linkId, day, Dimension.querySource, value, clicks);
+        return;
+      case 'referrer':
+        this.count(linkId, day, Dimension.referrer, hostOf(value), clicks);
+        return;
+      case 'country':
+        this.count(linkId, day, Dimension.country, value ?? UNKNOWN_COUNTRY, clicks);
+        return;
+    }
+  }
+
   /** Adds rows already counted (from click_days). */
   addCount(row: DayCount): void {
     this.count(row.linkId, row.day, row.dimension, row.value, row.clicks);
@@ -122,5 +163,68 @@ export class DayTally {
     const row = this.counts.get(key);
     if (row === undefined) this.counts.set(key, { linkId, day, dimension, value, clicks: n });
     else row.clicks += n;
+  }
+}
+
+/** The distinct raw values a ValueTally holds before it folds them into its DayTally. */
+export const VALUE_TALLY_LIMIT = 20_000;
+
+type DayValues = Record<LogColumn, Map<string | null, number>>;
+
+/**
+ * Adds log rows of one link up by day and raw value of each column, for a store that
+ * cannot group them in SQL fast enough (SQLite sorts to GROUP BY), and folds them into
+ * `into`: whenever VALUE_TALLY_LIMIT values are held, and at fold(). A row is counted and
+ * forgotten, so a backlog costs memory per distinct value, never per click, and the same
+ * agent is parsed once per day rather than once per click.
+ */
+export class ValueTally {
+  private days = new Map<number, DayValues>();
+  private size = 0;
+
+  constructor(
+    private readonly linkId: number,
+    private readonly into: DayTally,
+  ) {}
+
+  add(row: Omit<ClickRow, 'id' | 'linkId' | 'createdAt'> & { day: number }): void {
+    let values = this.days.get(row.day);
+    if (values === undefined) {
+      values = {
+        source: new Map(),
+        querySource: new Map(),
+        referrer: new Map(),
+        userAgent: new Map(),
+        country: new Map(),
+      };
+      this.days.set(row.day, values);
+    }
+    this.bump(values.source, row.source);
+    this.bump(values.querySource, row.querySource);
+    this.bump(values.referrer, row.referrer);
+    this.bump(values.userAgent, row.userAgent);
+    this.bump(values.country, row.country);
+    if (this.size >= VALUE_TALLY_LIMIT) this.fold();
+  }
+
+  /** Folds what is held into the DayTally and forgets it. */
+  fold(): void {
+    for (const [day, values] of this.days) {
+      for (const column of Object.keys(values) as LogColumn[]) {
+        for (const [value, clicks] of values[column]) {
+          this.into.addValue(this.linkId, { day, column, value, clicks });
+        }
+      }
+    }
+    this.days = new Map();
+    this.size = 0;
+  }
+
+  private bump(values: Map<string | null, number>, value: string | null): void {
+    const clicks = values.get(value);
+    if (clicks === undefined) {
+      values.set(value, 1);
+      this.size++;
+    } else values.set(value, clicks + 1);
   }
 }

@@ -5,7 +5,13 @@
 // lost or counted twice. Counts (link_clicks) are kept at click time and not touched.
 
 import type { SQL } from 'bun';
-import { type ClickRow, type DayCount, DayTally, startOfDay } from '../../analytics/fold.ts';
+import {
+  type ClickRow,
+  type DayCount,
+  DayTally,
+  startOfDay,
+  type ValueCount,
+} from '../../analytics/fold.ts';
 import { describeAgent } from '../../analytics/user-agents.ts';
 import { InternedIds } from '../interned-ids.ts';
 import type { LinkTraffic } from '../store.ts';
@@ -18,6 +24,28 @@ const TAKE_CLICKS = `
   DELETE FROM clicks WHERE id IN (
     SELECT id FROM clicks ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED)
   RETURNING ${RAW_COLUMNS}`;
+
+/**
+ * A link's clicks in the log over a range ($1 link, $2 and $3 the range's ms), counted by
+ * UTC day and raw value of each column in one scan (hashed grouping sets). In each set the
+ * other columns are null, so coalesce() picks the grouped one's value.
+ */
+const PENDING_VALUES = `
+  SELECT day, count(*) AS clicks,
+         CASE WHEN grouping(source) = 0 THEN 'source'
+              WHEN grouping(query_source) = 0 THEN 'querySource'
+              WHEN grouping(referrer) = 0 THEN 'referrer'
+              WHEN grouping(user_agent) = 0 THEN 'userAgent'
+              ELSE 'country' END AS "column",
+         coalesce(source, query_source, referrer, user_agent, country) AS value
+  FROM (SELECT (created_at / 86400000)::int AS day, source, query_source, referrer,
+               user_agent, country
+        FROM clicks WHERE link_id = $1 AND created_at >= $2 AND created_at < $3) c
+  GROUP BY GROUPING SETS ((day, source), (day, query_source), (day, referrer),
+                          (day, user_agent), (day, country))`;
+
+/** Grouped rows fetched at a time: a flood of distinct values is never held at once. */
+const PENDING_CHUNK = 2000;
 
 export class PostgresAnalytics {
   private readonly strings = new InternedIds();
@@ -90,12 +118,19 @@ export class PostgresAnalytics {
                d.clicks::float8 AS clicks
         FROM click_days d LEFT JOIN click_strings s ON s.id = d.value
         WHERE d.link_id = ${linkId} AND d.day BETWEEN ${fromDay} AND ${toDay}`;
-      const pending: ClickRow[] = await tx.unsafe(
-        `SELECT ${RAW_COLUMNS} FROM clicks
-         WHERE link_id = $1 AND created_at >= $2 AND created_at < $3`,
+      const pending = new DayTally();
+      await tx.unsafe(
+        `DECLARE pending_values NO SCROLL CURSOR FOR
+         SELECT day, clicks::float8 AS clicks, "column", value
+         FROM (${PENDING_VALUES}) v`,
         [linkId, startOfDay(fromDay), startOfDay(toDay + 1)],
       );
-      return { days, pending };
+      for (;;) {
+        const chunk: ValueCount[] = await tx.unsafe(`FETCH ${PENDING_CHUNK} FROM pending_values`);
+        for (const row of chunk) pending.addValue(linkId, row);
+        if (chunk.length < PENDING_CHUNK) break;
+      }
+      return { days, pending: pending.rows() };
     });
   }
 
