@@ -27,22 +27,25 @@ const TAKE_CLICKS = `
 
 /**
  * A link's clicks in the log over a range ($1 link, $2 and $3 the range's ms), counted by
- * UTC day and raw value of each column in one scan (hashed grouping sets). In each set the
- * other columns are null, so coalesce() picks the grouped one's value.
+ * UTC day and raw value of each column: one hashed GROUP BY per column.
  */
-const PENDING_VALUES = `
-  SELECT day, count(*) AS clicks,
-         CASE WHEN grouping(source) = 0 THEN 'source'
-              WHEN grouping(query_source) = 0 THEN 'querySource'
-              WHEN grouping(referrer) = 0 THEN 'referrer'
-              WHEN grouping(user_agent) = 0 THEN 'userAgent'
-              ELSE 'country' END AS "column",
-         coalesce(source, query_source, referrer, user_agent, country) AS value
-  FROM (SELECT (created_at / 86400000)::int AS day, source, query_source, referrer,
-               user_agent, country
-        FROM clicks WHERE link_id = $1 AND created_at >= $2 AND created_at < $3) c
-  GROUP BY GROUPING SETS ((day, source), (day, query_source), (day, referrer),
-                          (day, user_agent), (day, country))`;
+const PENDING_VALUES = (
+  [
+    ['source', 'source'],
+    ['querySource', 'query_source'],
+    ['referrer', 'referrer'],
+    ['userAgent', 'user_agent'],
+    ['country', 'country'],
+  ] as const
+)
+  .map(
+    ([name, column]) => `
+      SELECT (created_at / 86400000)::int AS day, '${name}' AS "column", ${column}::text AS value,
+             count(*)::float8 AS clicks
+      FROM clicks WHERE link_id = $1 AND created_at >= $2 AND created_at < $3
+      GROUP BY 1, 3`,
+  )
+  .join(' UNION ALL ');
 
 /** Grouped rows fetched at a time: a flood of distinct values is never held at once. */
 const PENDING_CHUNK = 2000;
@@ -119,12 +122,15 @@ export class PostgresAnalytics {
         FROM click_days d LEFT JOIN click_strings s ON s.id = d.value
         WHERE d.link_id = ${linkId} AND d.day BETWEEN ${fromDay} AND ${toDay}`;
       const pending = new DayTally();
-      await tx.unsafe(
-        `DECLARE pending_values NO SCROLL CURSOR FOR
-         SELECT day, clicks::float8 AS clicks, "column", value
-         FROM (${PENDING_VALUES}) v`,
-        [linkId, startOfDay(fromDay), startOfDay(toDay + 1)],
-      );
+      // The planner sorts a million rows for each GROUP BY (external merge, 1.5–2× slower
+      // measured) where a hash table of the distinct values does; the server spills that
+      // to disk past work_mem, so forbidding the sort costs no more memory.
+      await tx.unsafe('SET LOCAL enable_sort = off');
+      await tx.unsafe(`DECLARE pending_values NO SCROLL CURSOR FOR ${PENDING_VALUES}`, [
+        linkId,
+        startOfDay(fromDay),
+        startOfDay(toDay + 1),
+      ]);
       for (;;) {
         const chunk: ValueCount[] = await tx.unsafe(`FETCH ${PENDING_CHUNK} FROM pending_values`);
         for (const row of chunk) pending.addValue(linkId, row);
