@@ -377,7 +377,8 @@ describe.each(MODES)('GET /api/links/{code}/stats (%s mode)', (mode) => {
     const csvFromLog = await csv('both');
     expect(await app.store.rollUpClicks()).toBe(4);
     expect(await inLog(app)).toBe(0);
-    expect((await stats('both', range)).json).toEqual(fromLog.json);
+    // Byte for byte: the order of keys and of entries is part of the answer.
+    expect((await stats('both', range)).text).toBe(fromLog.text);
     expect((await csv('both')).text).toBe(csvFromLog.text);
 
     // More clicks, on a day already rolled up and on others: moved and unmoved add up.
@@ -438,7 +439,7 @@ describe.each(MODES)('GET /api/links/{code}/stats (%s mode)', (mode) => {
     const csvMixed = await csv('both');
     expect(csvMixed.text.split('\n')).toHaveLength(1 + 7 + 1);
     expect(await app.store.rollUpClicks()).toBe(3);
-    expect((await stats('both', range)).json).toEqual(mixed.json);
+    expect((await stats('both', range)).text).toBe(mixed.text);
     expect((await csv('both')).text).toBe(csvMixed.text);
   });
 });

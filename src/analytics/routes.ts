@@ -47,7 +47,7 @@ export function statsRoutes(options: { mode: Mode; store: Store; secret: TokenKe
         const traffic = await store.linkTraffic(link.id, range.from, range.to);
         const tally = new DayTally();
         for (const row of traffic.days) tally.addCount(row);
-        for (const click of traffic.pending) tally.add(click);
+        for (const row of traffic.pending) tally.addCount(row);
         return jsonResponse(
           200,
           LinkStats,

@@ -41,3 +41,18 @@ export interface DayCount {
   value: string;
   clicks: number;
 }
+
+/** The columns of the click log that stats fold, each counted by day and raw value. */
+export type LogColumn = 'source' | 'querySource' | 'referrer' | 'userAgent' | 'country';
+
+/**
+ * Clicks of one day that share the raw value of one column of the log: what a store reads
+ * of clicks not rolled up yet, grouped, so that a backlog costs memory per distinct value
+ * rather than per click. Agents and referrers are classified by the reader, not in SQL.
+ */
+export interface ValueCount {
+  day: number;
+  column: LogColumn;
+  value: string | null;
+  clicks: number;
+}

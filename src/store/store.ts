@@ -148,8 +148,12 @@ export interface CodeHolder {
 export interface LinkTraffic {
   /** Rolled-up counts of the range's days (values are strings, '' for the human/bot totals). */
   days: DayCount[];
-  /** The link's clicks of the range that are not rolled up yet, to be folded by the reader. */
-  pending: ClickRow[];
+  /**
+   * The link's clicks of the range that are not rolled up yet, folded into day counts as
+   * the rollup will fold them (values as in `days`). The store reads them grouped or as a
+   * stream, never whole: a backlog of a million clicks costs what its distinct values do.
+   */
+  pending: DayCount[];
 }
 
 /** A registered webhook. */

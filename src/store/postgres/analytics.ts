@@ -7,7 +7,7 @@
 import type { SQL } from 'bun';
 import { DayTally, startOfDay } from '../../analytics/fold.ts';
 import { describeAgent } from '../../analytics/user-agents.ts';
-import type { ClickRow, DayCount } from '../../domain/clicks.ts';
+import type { ClickRow, DayCount, ValueCount } from '../../domain/clicks.ts';
 import { InternedIds } from '../interned-ids.ts';
 import type { LinkTraffic } from '../store.ts';
 
@@ -19,6 +19,31 @@ const TAKE_CLICKS = `
   DELETE FROM clicks WHERE id IN (
     SELECT id FROM clicks ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED)
   RETURNING ${RAW_COLUMNS}`;
+
+/**
+ * A link's clicks in the log over a range ($1 link, $2 and $3 the range's ms), counted by
+ * UTC day and raw value of each column: one hashed GROUP BY per column.
+ */
+const PENDING_VALUES = (
+  [
+    ['source', 'source'],
+    ['querySource', 'query_source'],
+    ['referrer', 'referrer'],
+    ['userAgent', 'user_agent'],
+    ['country', 'country'],
+  ] as const
+)
+  .map(
+    ([name, column]) => `
+      SELECT (created_at / 86400000)::int AS day, '${name}' AS "column", ${column}::text AS value,
+             count(*)::float8 AS clicks
+      FROM clicks WHERE link_id = $1 AND created_at >= $2 AND created_at < $3
+      GROUP BY 1, 3`,
+  )
+  .join(' UNION ALL ');
+
+/** Grouped rows fetched at a time: a flood of distinct values is never held at once. */
+const PENDING_CHUNK = 2000;
 
 export class PostgresAnalytics {
   private readonly strings = new InternedIds();
@@ -91,12 +116,22 @@ export class PostgresAnalytics {
                d.clicks::float8 AS clicks
         FROM click_days d LEFT JOIN click_strings s ON s.id = d.value
         WHERE d.link_id = ${linkId} AND d.day BETWEEN ${fromDay} AND ${toDay}`;
-      const pending: ClickRow[] = await tx.unsafe(
-        `SELECT ${RAW_COLUMNS} FROM clicks
-         WHERE link_id = $1 AND created_at >= $2 AND created_at < $3`,
-        [linkId, startOfDay(fromDay), startOfDay(toDay + 1)],
-      );
-      return { days, pending };
+      const pending = new DayTally();
+      // The planner sorts a million rows for each GROUP BY (external merge, 1.5–2× slower
+      // measured) where a hash table of the distinct values does; the server spills that
+      // to disk past work_mem, so forbidding the sort costs no more memory.
+      await tx.unsafe('SET LOCAL enable_sort = off');
+      await tx.unsafe(`DECLARE pending_values NO SCROLL CURSOR FOR ${PENDING_VALUES}`, [
+        linkId,
+        startOfDay(fromDay),
+        startOfDay(toDay + 1),
+      ]);
+      for (;;) {
+        const chunk: ValueCount[] = await tx.unsafe(`FETCH ${PENDING_CHUNK} FROM pending_values`);
+        for (const row of chunk) pending.addValue(linkId, row);
+        if (chunk.length < PENDING_CHUNK) break;
+      }
+      return { days, pending: pending.rows() };
     });
   }
 
