@@ -2,7 +2,10 @@
 // src/README.md says what each layer is for. From the bottom up:
 //   domain/, logger.ts, version.ts,     pure rules and types, the one typed Config and
 //   config/config.ts                    its defaults; imported by every layer
+//   config/                             the command line, read with the bottom layer alone
 //   analytics/                          pure analytics: classify a click, fold counts
+//   clicks/ pipeline, retention,        the click pipeline's cadence and batching, which
+//     group-commit                      both store engines run with their own steps
 //   store/                              the storage contract and its two engines
 //   everything else                     services, HTTP plumbing, routes, commands
 //   app.ts, index.ts                    the app and the executable's entry point
@@ -11,6 +14,8 @@
 /** A file in src/ outside the given folders and files (regular-expression alternatives). */
 const outside = (allowed) => `^src/(?!(?:${allowed})(?:/|$))`;
 const BASE = 'domain|logger\\.ts|version\\.ts|config/config\\.ts';
+/** The parts of src/clicks/ that the store engines run; click-writer.ts sits above the store. */
+const SHARED_CLICKS = 'clicks/(?:pipeline|retention|group-commit)\\.ts';
 
 module.exports = {
   forbidden: [
@@ -29,6 +34,14 @@ module.exports = {
       to: { path: outside(BASE) },
     },
     {
+      name: 'config-reads-no-feature',
+      comment:
+        'The command line is parsed with the bottom layer alone, so every layer may be configured.',
+      severity: 'error',
+      from: { path: '^src/config/' },
+      to: { path: outside(`${BASE}|config`) },
+    },
+    {
       name: 'analytics-is-pure',
       comment:
         'The analytics building blocks are read by the store: they import only the bottom layer.',
@@ -37,11 +50,18 @@ module.exports = {
       to: { path: outside(`${BASE}|analytics`) },
     },
     {
+      name: 'click-pipeline-below-store',
+      comment: 'The cadence and batching the engines run know nothing of the store or above.',
+      severity: 'error',
+      from: { path: `^src/${SHARED_CLICKS}$` },
+      to: { path: outside(`${BASE}|${SHARED_CLICKS}`) },
+    },
+    {
       name: 'store-below-services',
       comment: 'The store speaks of domain types only: no HTTP, routes, webhooks or links code.',
       severity: 'error',
       from: { path: '^src/store/' },
-      to: { path: outside(`${BASE}|analytics|store`) },
+      to: { path: outside(`${BASE}|analytics|${SHARED_CLICKS}|store`) },
     },
     {
       name: 'engines-apart',
@@ -56,6 +76,14 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/store/postgres/' },
       to: { path: '^src/store/sqlite/' },
+    },
+    {
+      name: 'engines-behind-the-contract',
+      comment:
+        'Features use the Store contract (store/open.ts picks the engine); only kurz copy, which moves rows between the two, reads an engine directly.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/(?:store|copy)/' },
+      to: { path: '^src/store/(?:sqlite|postgres)/' },
     },
     {
       name: 'http-plumbing-below-features',

@@ -3,7 +3,6 @@
 
 import { type AnyElysia, Elysia } from 'elysia';
 import { countryOf } from './analytics/countries.ts';
-import { statsRoutes } from './analytics/routes.ts';
 import { keyRoutes } from './auth/key-routes.ts';
 import { type HashingCost, PasswordHasher } from './auth/passwords.ts';
 import { authRoutes } from './auth/routes.ts';
@@ -26,6 +25,7 @@ import { LinkEvents } from './links/link-events.ts';
 import { LinkWriter } from './links/link-writer.ts';
 import { manageRoutes } from './links/manage-routes.ts';
 import { linkRoutes } from './links/routes.ts';
+import { statsRoutes } from './links/stats-routes.ts';
 import { consoleLogger, type Logger, throttled } from './logger.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { metricsRoutes } from './metrics/routes.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pkg from '../package.json' with { type: 'json' };
 import {
@@ -535,51 +535,5 @@ describe('docs/configuration.md', () => {
     ]);
     const byFlag = (a: unknown[], b: unknown[]) => String(a[0]).localeCompare(String(b[0]));
     expect(documented().sort(byFlag)).toEqual(inCode.sort(byFlag));
-  });
-});
-
-describe('src/config', () => {
-  const folder = join(import.meta.dir, '../src/config');
-  const modules = new Map(
-    readdirSync(folder)
-      .filter((name) => name.endsWith('.ts'))
-      .map((name) => {
-        const text = readFileSync(join(folder, name), 'utf8');
-        const imports = [...text.matchAll(/^(?:import|export)[^;]*? from '([^']+)';/gms)].map(
-          (match) => match[1] as string,
-        );
-        return [name, { lines: text.split('\n').length, imports }];
-      }),
-  );
-
-  test('imports only Node, the domain layer and itself', () => {
-    for (const [name, { imports }] of modules) {
-      for (const target of imports) {
-        expect([name, /^(node:|\.\/|\.\.\/domain\/)/.test(target) ? 'allowed' : target]).toEqual([
-          name,
-          'allowed',
-        ]);
-      }
-    }
-  });
-
-  test('its modules import one another one way, with no cycle', () => {
-    const visiting = new Set<string>();
-    const done = new Set<string>();
-    const visit = (name: string, path: string[]) => {
-      if (done.has(name)) return;
-      expect(visiting.has(name) ? [...path, name] : []).toEqual([]);
-      visiting.add(name);
-      for (const target of modules.get(name)?.imports ?? []) {
-        if (target.startsWith('./')) visit(target.slice(2), [...path, name]);
-      }
-      visiting.delete(name);
-      done.add(name);
-    };
-    for (const name of modules.keys()) visit(name, []);
-  });
-
-  test('no module is over 500 lines', () => {
-    for (const [name, { lines }] of modules) expect([name, lines <= 500]).toEqual([name, true]);
   });
 });

@@ -1,5 +1,5 @@
-// The documentation's relative links resolve: in README.md, CONTRIBUTING.md, bench/*.md and
-// docs/**/*.md, every link that is not to another site names a file or folder of the
+// The documentation's relative links resolve: in README.md, CONTRIBUTING.md, src/README.md,
+// bench/*.md and docs/**/*.md, every link that is not to another site names a file or folder of the
 // repository, and every #anchor a heading of its target page, by GitHub's rules for
 // heading ids (lower case, punctuation dropped, spaces to hyphens, a repeated heading
 // suffixed -1, -2, …). Code blocks and inline code are not links.
@@ -11,7 +11,7 @@ import { dirname, join, resolve } from 'node:path';
 const ROOT = resolve(import.meta.dir, '..');
 
 function markdownFiles(): string[] {
-  const files = ['README.md', 'CONTRIBUTING.md'];
+  const files = ['README.md', 'CONTRIBUTING.md', 'src/README.md'];
   for (const name of readdirSync(join(ROOT, 'bench'))) {
     if (name.endsWith('.md')) files.push(`bench/${name}`);
   }

@@ -15,9 +15,9 @@ import {
   statSync,
 } from 'node:fs';
 import { dirname } from 'node:path';
+import { describeDatabase, isPostgresUrl } from '../domain/database-url.ts';
 import { printable } from '../domain/printable.ts';
 import type { Logger } from '../logger.ts';
-import { describeDatabase, isPostgresUrl } from '../store/database-url.ts';
 
 export interface BackupRequest {
   /** The --db value, as parseDatabase leaves it: a SQLite path or a PostgreSQL URL. */

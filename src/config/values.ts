@@ -4,6 +4,7 @@
 
 import { readFileSync } from 'node:fs';
 import { BlockList, isIP } from 'node:net';
+import { isPostgresUrl } from '../domain/database-url.ts';
 import { type Blocklist, BlocklistError, parseBlocklist } from '../domain/targets.ts';
 import type { RateLimit } from './config.ts';
 
@@ -128,11 +129,6 @@ export function readBlocklist(path: string): Blocklist {
     if (error instanceof BlocklistError) throw `${path} ${error.message}`;
     throw error;
   }
-}
-
-/** postgres:// or postgresql:// (any case): PostgreSQL; anything else is a SQLite path. */
-export function isPostgresUrl(db: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(db);
 }
 
 /**

@@ -4,10 +4,10 @@
 
 import { existsSync, realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { describeDatabase, isPostgresUrl } from '../domain/database-url.ts';
 import { StoreUnavailableError } from '../domain/errors.ts';
 import { printable } from '../domain/printable.ts';
 import type { Logger } from '../logger.ts';
-import { describeDatabase, isPostgresUrl } from '../store/database-url.ts';
 import { openStore, type StoreConfig } from '../store/open.ts';
 import type { PostgresStore } from '../store/postgres/postgres-store.ts';
 import type { SqliteStore } from '../store/sqlite/sqlite-store.ts';

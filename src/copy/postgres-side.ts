@@ -3,7 +3,7 @@
 // counts (link_clicks) are built from the copied day counts and log once they are all in.
 
 import type { SQL } from 'bun';
-import { describeDatabase } from '../store/database-url.ts';
+import { describeDatabase } from '../domain/database-url.ts';
 import type { PostgresStore } from '../store/postgres/postgres-store.ts';
 import {
   COLUMNS,

@@ -3,7 +3,7 @@
 // seeded from the copied day counts, and the copied records marked as rolled up.
 
 import type { Database, SQLQueryBindings, Statement } from 'bun:sqlite';
-import { describeDatabase } from '../store/database-url.ts';
+import { describeDatabase } from '../domain/database-url.ts';
 import { CLICKS_COLUMN, CLICKS_JOINS, CLICKS_OF_LINKS } from '../store/sqlite/click-counts.ts';
 import type { SqliteStore } from '../store/sqlite/sqlite-store.ts';
 import {

@@ -1,9 +1,11 @@
 // The rules of a new API key's fields: a name, a scope (read unless write is asked
 // for: the least a script needs), and an optional expiry in the future.
 
-import type { ApiKeyScope } from '../store/accounts.ts';
 import { badRequest, Messages } from './errors.ts';
 import { parseExpiresAt } from './link-settings.ts';
+
+/** What a key may do: read (GET only) or write (everything its owner may). */
+export type ApiKeyScope = 'read' | 'write';
 
 export const KEY_NAME_MAX_LENGTH = 100;
 

@@ -1,6 +1,10 @@
 // What the stores keep of accounts beyond sign-up: the token version that ends sessions,
 // the operator's view of users, and API keys. Types only; each store implements them.
 
+import type { ApiKeyScope } from '../domain/key-settings.ts';
+
+export type { ApiKeyScope };
+
 /** An account as `kurz user list` shows it. */
 export interface UserSummary {
   id: number;
@@ -11,8 +15,6 @@ export interface UserSummary {
 
 /** What a removed account's links become: deleted with their clicks, or kept as no one's. */
 export type RemovedLinks = 'delete' | 'keep';
-
-export type ApiKeyScope = 'read' | 'write';
 
 /** An API key as its owner sees it: never the key itself, which only its creation shows. */
 export interface ApiKey {

@@ -1,8 +1,8 @@
 // Opens the store --db names: a SQLite file (the embedded default) or a PostgreSQL
 // database (several instances on one database).
 
+import { isPostgresUrl } from '../domain/database-url.ts';
 import type { Logger } from '../logger.ts';
-import { isPostgresUrl } from './database-url.ts';
 import { openPostgres } from './postgres/postgres-store.ts';
 import { openSqlite } from './sqlite/sqlite-store.ts';
 import type { Store } from './store.ts';

@@ -8,10 +8,10 @@ import { accessSync, constants, existsSync, renameSync, rmSync, statSync } from 
 import { basename, dirname, join } from 'node:path';
 import type { ToolCommand } from '../config/cli.ts';
 import { parseEmail } from '../domain/accounts.ts';
+import { describeDatabase, isPostgresUrl } from '../domain/database-url.ts';
 import { ApiError, StoreUnavailableError } from '../domain/errors.ts';
 import { printable } from '../domain/printable.ts';
 import type { Logger } from '../logger.ts';
-import { describeDatabase, isPostgresUrl } from '../store/database-url.ts';
 import { openStore } from '../store/open.ts';
 import type { Store, User } from '../store/store.ts';
 import { type ExportFormat, type ExportSink, exportLinks } from './exporter.ts';

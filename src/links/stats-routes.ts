@@ -2,6 +2,11 @@
 // follow the list: the owner only in accounts mode, open in open mode.
 
 import { Elysia, t } from 'elysia';
+import { DayTally, UNKNOWN_COUNTRY } from '../analytics/fold.ts';
+import { LinkStats } from '../analytics/model.ts';
+import { referrerHost } from '../analytics/referrers.ts';
+import { buildStats, MAX_RANGE_DAYS, parseRange } from '../analytics/stats.ts';
+import { describeAgent } from '../analytics/user-agents.ts';
 import { ownerPlugin } from '../auth/owner.ts';
 import type { TokenKey } from '../auth/tokens.ts';
 import type { Mode } from '../config/config.ts';
@@ -9,14 +14,9 @@ import type { ClickRow } from '../domain/clicks.ts';
 import { Messages } from '../domain/errors.ts';
 import { errorResponses } from '../http/model.ts';
 import { jsonResponse } from '../http/responses.ts';
-import { visibleLink } from '../links/manage-routes.ts';
-import { CodeParams } from '../links/model.ts';
 import type { Store } from '../store/store.ts';
-import { DayTally, UNKNOWN_COUNTRY } from './fold.ts';
-import { LinkStats } from './model.ts';
-import { referrerHost } from './referrers.ts';
-import { buildStats, MAX_RANGE_DAYS, parseRange } from './stats.ts';
-import { describeAgent } from './user-agents.ts';
+import { visibleLink } from './manage-routes.ts';
+import { CodeParams } from './model.ts';
 
 /** Records per read while the CSV streams: memory stays flat whatever the link's clicks. */
 const CSV_CHUNK = 2000;

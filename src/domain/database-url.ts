@@ -1,11 +1,10 @@
 // Which database a --db value names, and how it may be shown: a PostgreSQL URL may
 // carry a password, which must never reach a log line or the start-up line.
 
-import { isPostgresUrl } from '../config/values.ts';
-
-// What --db selects is the command line's rule (config/values.ts); the store's modules
-// and commands keep asking it here.
-export { isPostgresUrl };
+/** postgres:// or postgresql:// (any case): PostgreSQL; anything else is a SQLite path. */
+export function isPostgresUrl(db: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(db);
+}
 
 /** The --db value as logs may show it: a URL without its password or secret parameters. */
 export function describeDatabase(db: string): string {
