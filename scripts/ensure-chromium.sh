@@ -1,6 +1,6 @@
 #!/usr/bin/env sh
 # Makes sure Debian's Chromium is at /usr/bin/chromium for the browser tests
-# (test/browser.test.ts) and scripts/screenshots.ts. playwright-core drives it; we never
+# (test/browser/browser.test.ts) and scripts/screenshots.ts. playwright-core drives it; we never
 # let Playwright download a browser of its own. Installing needs root (as in CI). The
 # fonts the page needs come with Chromium's fontconfig dependency; recommends (printer
 # setup, udev, a notification daemon…) are of no use headless.

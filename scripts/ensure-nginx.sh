@@ -1,6 +1,6 @@
 #!/usr/bin/env sh
 # Makes sure Debian's nginx is installed for the reverse-proxy tests
-# (test/reverse-proxy.test.ts, test/deploy.test.ts), which run the examples in
+# (test/ops/reverse-proxy.test.ts, test/ops/deploy.test.ts), which run the examples in
 # docs/deploy/ in front of kurz, and openssl, which makes the HTTPS example's test
 # certificate. The tests run their own nginx, as a foreground process on a free port,
 # and never touch a system nginx.

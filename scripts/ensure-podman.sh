@@ -1,6 +1,6 @@
 #!/usr/bin/env sh
 # Installs Debian's podman, runc and podman-compose, when missing, for the container
-# image's test (test/container.test.ts builds the image of Containerfile and runs it).
+# image's test (test/ops/container.test.ts builds the image of Containerfile and runs it).
 # runc is the runtime the test gives podman: crun, podman's other one, refuses to start
 # containers in some sandboxes where runc works. The test keeps every image, container
 # and volume in a folder of its own and never touches the machine's podman storage.

@@ -1,5 +1,5 @@
 #!/usr/bin/env sh
-# Installs what the release test (test/release.test.ts) runs foreign executables with,
+# Installs what the release test (test/ops/release.test.ts) runs foreign executables with,
 # when it is missing: Debian's qemu-user, whose qemu-aarch64 runs the linux-arm64 build
 # (with libc6-arm64-cross, the arm64 C library and its loader under
 # /usr/aarch64-linux-gnu) and whose qemu-x86_64 runs the linux-x64-baseline build on an

@@ -1,5 +1,5 @@
 // Generated requests for fuzzing kurz, and the invariants every answer must keep. Shared
-// by test/fuzz.test.ts (in-process, a few thousand cases) and bench/fuzz.ts (the
+// by test/http/fuzz.test.ts (in-process, a few thousand cases) and bench/fuzz.ts (the
 // compiled binary over real sockets, 100,000 cases). Requests are built from the
 // endpoints' own rules (valid-shaped bodies) and from hostile shapes: wrong JSON types,
 // deep nesting, bodies around and past the 64 KiB limit, invalid UTF-8, NUL, duplicate

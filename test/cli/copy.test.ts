@@ -1,0 +1,845 @@
+// `kurz copy`: a SQLite database copied to PostgreSQL and back arrives unchanged, row for
+// row, its click log, click records and day counts included, ids and all; both copies
+// show the same links, counts, stats and click rows; a kurz on the copy accepts the
+// source's tokens and carries on numbering; a target holding data is refused.
+
+import { Database } from 'bun:sqlite';
+import { beforeAll, describe, expect, test } from 'bun:test';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { SQL } from 'bun';
+import { dayOf } from '../../src/analytics/fold.ts';
+import { createApp } from '../../src/app.ts';
+import { copyDatabase } from '../../src/copy/copy.ts';
+import { progressTo } from '../../src/copy/progress.ts';
+import { SqliteSide } from '../../src/copy/sqlite-side.ts';
+import { StoreUnavailableError } from '../../src/domain/errors.ts';
+import { HealthCheck } from '../../src/health/health-check.ts';
+import { silentLogger } from '../../src/logger.ts';
+import { openStore } from '../../src/store/open.ts';
+import { attachCounts } from '../../src/store/sqlite/click-counts.ts';
+import { openSqlite } from '../../src/store/sqlite/sqlite-store.ts';
+import type { Click, NewLink, Store } from '../../src/store/store.ts';
+import { BINARY, call, runKurz, startKurz, tempDir } from '../support/binary.ts';
+import { freshDatabase } from '../support/postgres.ts';
+
+const PASSWORD = 'correct horse battery staple';
+const CHEAP = { algorithm: 'argon2id', memoryCost: 1024, timeCost: 1 } as const;
+/** Any password passes the test server's trust authentication; it must never be printed. */
+const URL_PASSWORD = 'pw-that-must-not-show';
+
+function withPassword(url: string): string {
+  const parsed = new URL(url);
+  parsed.password = URL_PASSWORD;
+  return parsed.toString();
+}
+
+function openIn(db: string): Promise<Store> {
+  return openStore({ db, dbPool: 2, durability: 'normal', minFreeDiskBytes: 0 }, silentLogger);
+}
+
+const T0 = Date.UTC(2026, 10, 21, 9, 30);
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+/** The days the seeded clicks fall on (one an hour, for 60 hours). */
+const DAYS = [dayOf(T0), dayOf(T0 + 59 * HOUR)] as const;
+const AGENTS = [
+  'Mozilla/5.0 (X11; Linux x86_64; rv:140.0) Gecko/20100101 Firefox/140.0',
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.0 Mobile/15E148 Safari/604.1 (ü)',
+  'Googlebot/2.1 (+http://www.google.com/bot.html)',
+];
+/** Every code seeded, the deleted user's link among them. */
+const CODES = ['open1', 'open2', 'ann-1', 'ann_2', 'Ann3', 'bob1', 'gone1', 'noclick'];
+
+/**
+ * Moves the log into click records and day counts, as a kurz's rollup does. On SQLite,
+ * the maintenance thread may hold the counts file a moment (SQLITE_BUSY, which the
+ * store answers as unavailable): the rollup keeps its cycle and is tried again.
+ */
+async function rollUp(store: Store): Promise<number> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await store.rollUpClicks();
+    } catch (error) {
+      if (!(error instanceof StoreUnavailableError) || tries === 20) throw error;
+      await Bun.sleep(50);
+    }
+  }
+}
+
+/**
+ * A SQLite database as a kurz that has run a while leaves it: users (one deleted, so
+ * the id sequence is ahead of the rows), open and owned links with and without a source,
+ * an expiry, a click limit or a password, clicks of every shape (people and a bot, with
+ * and without a country), the first 40 moved by the analytics rollup into click records
+ * and day counts and the last 20 still in the log, the token key, and /health's probe row.
+ */
+async function seedSqlite(path: string) {
+  // The rollup moves clicks when the test says so, not on its timer.
+  const store = openSqlite({ path, durability: 'normal', moveClicks: false });
+  const hash = () => Bun.password.hash(PASSWORD, CHEAP);
+  const ann = await store.createUser('ann@example.com', await hash());
+  const bob = await store.createUser('bob@example.com', await hash());
+  const gone = await store.createUser('gone@example.com', await hash());
+  if (!ann || !bob || !gone) throw new Error('users not created');
+  const link = (
+    userId: number | null,
+    code: string,
+    source: string | null,
+    i: number,
+    more: Partial<NewLink> = {},
+  ): NewLink => ({
+    userId,
+    originalUrl: `https://example.com/${code}?q=ä&x=${i}`,
+    shortCode: code,
+    source,
+    createdAt: T0 + i * 1000,
+    ...more,
+  });
+  const created = await store.createLinks([
+    link(null, 'open1', 'flyer', 1, { expiresAt: T0 + 365 * DAY }),
+    link(null, 'open2', null, 2),
+    link(ann.id, 'ann-1', 'news', 3, { passwordHash: await hash() }),
+    link(ann.id, 'ann_2', null, 4, { maxClicks: 100 }),
+    link(ann.id, 'Ann3', 'mail', 5),
+    link(bob.id, 'bob1', null, 6, { expiresAt: T0 - DAY }),
+    link(gone.id, 'gone1', 'x', 7),
+    link(bob.id, 'noclick', null, 8, { maxClicks: 5, passwordHash: await hash() }),
+  ]);
+  const ids = created.map((c) => (c !== undefined && typeof c === 'object' ? c.id : 0));
+  const limited = ids[3];
+  const clicks: Click[] = [];
+  for (let i = 0; i < 60; i++) {
+    const linkId = ids[i % 7] as number;
+    clicks.push({
+      linkId,
+      source: i % 2 ? 'news' : null,
+      querySource: i % 3 ? null : `q${i % 9}`,
+      referrer: i % 4 ? `https://ref.example/${i % 6}?ü` : null,
+      userAgent: i % 5 ? (AGENTS[i % 3] as string) : null,
+      createdAt: T0 + i * HOUR,
+      address: null,
+      country: i % 3 ? (i % 2 ? 'DE' : 'FR') : null,
+      // ann_2 has a limit (100): its clicks are counted against it.
+      limited: linkId === limited,
+    });
+  }
+  await store.recordClicks(clicks.slice(0, 40));
+  expect(await rollUp(store)).toBe(40);
+  // The rollup left the log empty, and SQLite numbers a row of an empty rowid table 1:
+  // a placeholder at the last id moved keeps the next clicks' ids above it.
+  store.sqlite.run('INSERT INTO clicks (id, link_id, created_at) VALUES (40, 0, 0)');
+  await store.recordClicks(clicks.slice(40));
+  store.sqlite.run('DELETE FROM clicks WHERE id = 40');
+  const secret = await store.setting('jwt_secret', () => 'k'.repeat(43));
+  await store.replaceSetting('health_probe', new Date(T0).toISOString());
+  await store.replaceSetting('operator_note', 'kept');
+  await store.close();
+
+  // A user who left: their link goes with them (its clicks, records and day counts stay).
+  const raw = new Database(path);
+  raw.run('PRAGMA foreign_keys = ON');
+  // Operations: a password changed once, API keys (the one of the user who left goes with
+  // them), webhooks of a user and of open mode, a delivery made and one still due.
+  raw.run('UPDATE users SET token_version = 2 WHERE id = ?', [ann.id]);
+  const key = raw.prepare(
+    `INSERT INTO api_keys (user_id, name, prefix, secret_hash, scope, created_at, expires_at, last_used_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  key.run(ann.id, 'deploy script', 'kurz_a1b2c3d4', 'a'.repeat(64), 'write', T0, null, T0 + HOUR);
+  key.run(gone.id, 'old', 'kurz_e5f6a7b8', 'b'.repeat(64), 'read', T0, T0 + DAY, null);
+  key.run(bob.id, 'reports', 'kurz_c9d0e1f2', 'c'.repeat(64), 'read', T0 + 1, T0 + 30 * DAY, null);
+  const hook = raw.prepare(
+    'INSERT INTO webhooks (user_id, url, secret, events, created_at) VALUES (?, ?, ?, ?, ?)',
+  );
+  hook.run(
+    ann.id,
+    'https://hooks.example/ann',
+    'whsec_YW5uLXNlY3JldA==',
+    'link.created,clicks',
+    T0,
+  );
+  hook.run(null, 'https://hooks.example/open', 'whsec_b3Blbi1zZWNyZXQ=', 'link.deleted', T0);
+  const delivery = raw.prepare(
+    `INSERT INTO webhook_deliveries (webhook_id, type, payload, created_at, attempts,
+       next_attempt_at, delivered_at, last_status, last_error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  delivery.run(1, 'link.created', '{"code":"ann-1"}', T0, 1, null, T0 + 5, 200, null);
+  delivery.run(
+    1,
+    'clicks',
+    '{"clicks":[{"code":"ann-1"}]}',
+    T0,
+    3,
+    T0 + HOUR,
+    null,
+    503,
+    'HTTP 503',
+  );
+  delivery.run(2, 'link.deleted', '{"code":"gone1"}', T0, 0, T0, null, null, null);
+  raw.run('DELETE FROM users WHERE id = ?', [gone.id]);
+  raw.close();
+  return { ann, bob, secret };
+}
+
+/** Every row kurz keeps in a SQLite database, as plain values, in key order. */
+function dumpSqlite(path: string) {
+  const db = new Database(path, { readonly: true });
+  try {
+    const all = (sql: string) => db.query(sql).values();
+    return {
+      users: all('SELECT * FROM users ORDER BY id'),
+      links: all('SELECT * FROM links ORDER BY id'),
+      clicks: all('SELECT * FROM clicks ORDER BY id'),
+      clickStrings: all('SELECT * FROM click_strings ORDER BY id'),
+      clickAgents: all('SELECT * FROM click_agents ORDER BY id'),
+      clickRecords: all('SELECT * FROM click_records ORDER BY id'),
+      clickDays: all('SELECT * FROM click_days ORDER BY link_id, day, dimension, value'),
+      clickRollup: all('SELECT * FROM click_rollup'),
+      apiKeys: all('SELECT * FROM api_keys ORDER BY id'),
+      webhooks: all('SELECT * FROM webhooks ORDER BY id'),
+      webhookDeliveries: all('SELECT * FROM webhook_deliveries ORDER BY id'),
+      settings: all("SELECT * FROM settings WHERE key <> 'health_probe' ORDER BY key"),
+      linkTotals: all('SELECT * FROM link_totals WHERE links <> 0 ORDER BY owner'),
+      sequences: all('SELECT name, seq FROM sqlite_sequence ORDER BY name'),
+    };
+  } finally {
+    db.close();
+  }
+}
+
+/** The same rows of a PostgreSQL database, in the same shape (bigints as numbers, bot as 0/1). */
+async function dumpPostgres(url: string) {
+  const client = new SQL(url, { max: 1 });
+  try {
+    const all = (sql: string) => client.unsafe(sql).values();
+    return {
+      users: await all(
+        'SELECT id, email, password_hash, created_at::float8, token_version FROM users ORDER BY id',
+      ),
+      links: await all(`SELECT id, user_id, original_url, short_code, source, created_at::float8,
+          expires_at::float8, max_clicks, limited_clicks, password_hash FROM links ORDER BY id`),
+      clicks: await all(`SELECT id::float8, link_id, source, query_source, referrer, user_agent,
+          created_at::float8, country FROM clicks ORDER BY id`),
+      clickStrings: await all('SELECT id, value FROM click_strings ORDER BY id'),
+      clickAgents: await all(
+        'SELECT id, value, browser, os, device, bot::int FROM click_agents ORDER BY id',
+      ),
+      clickRecords: await all(`SELECT id::float8, link_id, created_at::float8, source,
+          query_source, referrer, agent, country FROM click_records ORDER BY id`),
+      clickDays: await all(`SELECT link_id, day, dimension, value, clicks::float8 FROM click_days
+          ORDER BY link_id, day, dimension, value`),
+      apiKeys: await all(`SELECT id, user_id, name, prefix, secret_hash, scope, created_at::float8,
+          expires_at::float8, last_used_at::float8 FROM api_keys ORDER BY id`),
+      webhooks: await all(
+        'SELECT id, user_id, url, secret, events, created_at::float8 FROM webhooks ORDER BY id',
+      ),
+      webhookDeliveries:
+        await all(`SELECT id::float8, webhook_id, type, payload, created_at::float8,
+          attempts, next_attempt_at::float8, delivered_at::float8, last_status, last_error
+          FROM webhook_deliveries ORDER BY id`),
+      settings: await all(
+        "SELECT key, value FROM settings WHERE key <> 'health_probe' ORDER BY key",
+      ),
+      linkTotals: await all(
+        'SELECT owner, links::float8 FROM link_totals WHERE links <> 0 ORDER BY owner',
+      ),
+    };
+  } finally {
+    await client.close();
+  }
+}
+
+/** What the API shows of a database: every link with its count, and each owner's total. */
+async function listed(db: string, owners: number[]) {
+  const store = await openIn(db);
+  try {
+    const all = await store.listLinks({ owner: null, offset: 0 });
+    const totals = [];
+    for (const owner of owners) totals.push((await store.listLinks({ owner, offset: 0 })).total);
+    return { all, totals };
+  } finally {
+    await store.close();
+  }
+}
+
+/**
+ * What stats, the CSV export and the link page read of every seeded link: its detail,
+ * its traffic over the seeded days (in a fixed order: neither store promises one), and
+ * its click rows, whole and four at a time.
+ */
+async function analytics(db: string) {
+  const store = await openIn(db);
+  try {
+    const links = [];
+    for (const [i, code] of CODES.entries()) {
+      const id = i + 1;
+      const traffic = await store.linkTraffic(id, DAYS[0], DAYS[1]);
+      const rows = await store.clickRows(id, 0, 1000);
+      const paged = [];
+      for (let page = await store.clickRows(id, 0, 4); page.length > 0; ) {
+        paged.push(...page);
+        page = await store.clickRows(id, (page.at(-1) as { id: number }).id, 4);
+      }
+      links.push({
+        code,
+        detail: await store.findLinkDetail(code),
+        days: traffic.days.toSorted(
+          (a, b) => a.day - b.day || a.dimension - b.dimension || a.value.localeCompare(b.value),
+        ),
+        pending: traffic.pending.toSorted(
+          (a, b) => a.day - b.day || a.dimension - b.dimension || a.value.localeCompare(b.value),
+        ),
+        rows,
+        paged,
+      });
+    }
+    return links;
+  } finally {
+    await store.close();
+  }
+}
+
+function lines(text: string): string[] {
+  return text.split('\n').filter((line) => line !== '');
+}
+
+beforeAll(() => {
+  if (!existsSync(BINARY)) throw new Error(`${BINARY} is missing: run \`bun run build\` first`);
+});
+
+describe('kurz copy, SQLite to PostgreSQL and back', () => {
+  const dir = tempDir();
+  const original = join(dir, 'original.db');
+  const final = join(dir, 'final.db');
+  let postgres = '';
+  let seeded: Awaited<ReturnType<typeof seedSqlite>>;
+  let there: Awaited<ReturnType<typeof runKurz>>;
+  let back: Awaited<ReturnType<typeof runKurz>>;
+
+  beforeAll(async () => {
+    seeded = await seedSqlite(original);
+    postgres = await freshDatabase();
+    // A kurz started once on the target leaves /health's probe row: that is not data.
+    const target = await openIn(postgres);
+    await new HealthCheck(target).check();
+    await target.close();
+    there = await runKurz(['copy', '--from', original, '--to', withPassword(postgres)]);
+    // The addresses may come from the environment instead (keeps a password out of ps).
+    back = await runKurz(['copy'], {
+      env: { KURZ_COPY_FROM: withPassword(postgres), KURZ_COPY_TO: `sqlite://${final}` },
+    });
+  }, 60_000);
+
+  test('both copies succeed, say what they copied and verified, and never print the password', () => {
+    const { clickStrings, clickAgents, clickDays } = dumpSqlite(original);
+    for (const run of [there, back]) {
+      expect(run.code).toBe(0);
+      expect(lines(run.stdout)).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `^kurz copy: copied (SQLite|PostgreSQL) .+ to (SQLite|PostgreSQL) .+ in [\\d.]+ s: 2 users, 7 links, 20 clicks in the log, ${clickStrings.length} click strings, ${clickAgents.length} user agents, 40 click records, ${clickDays.length} daily counts, 2 API keys, 2 webhooks, 3 webhook deliveries, 2 settings$`,
+          ),
+        ),
+        'kurz copy: verified: the same rows in every table, the same links per owner and the same click count for each of the 7 links',
+      ]);
+      expect(run.stdout + run.stderr).not.toContain(URL_PASSWORD);
+    }
+    expect(there.stdout).toContain(':***@127.0.0.1');
+  });
+
+  test('without a terminal, progress is plain lines: one when each table starts and one when it ends, then the check', () => {
+    const before = dumpSqlite(original);
+    const tables: [string, number][] = [
+      ['users', 2],
+      ['links', 7],
+      ['clicks', 20],
+      ['click_strings', before.clickStrings.length],
+      ['click_agents', before.clickAgents.length],
+      ['click_records', 40],
+      ['click_days', before.clickDays.length],
+      ['api_keys', 2],
+      ['webhooks', 2],
+      ['webhook_deliveries', 3],
+      ['settings', 2],
+    ];
+    expect(lines(there.stderr)).toEqual([
+      ...tables.flatMap(([table, rows]) => [
+        `kurz copy: ${table}: ${rows} rows to copy`,
+        expect.stringMatching(
+          new RegExp(
+            `^kurz copy: ${table}: ${rows} rows copied in [\\d.]+ s \\([\\d,]+ rows/s\\)$`,
+          ),
+        ),
+      ]),
+      'kurz copy: comparing the copy with the source',
+    ]);
+  });
+
+  test('the round trip gives back the original, row for row and id for id, without the health probe', () => {
+    const before = dumpSqlite(original);
+    expect(before.users).toHaveLength(2);
+    expect(before.links.map((l) => l.slice(6))).toEqual([
+      // expires_at, max_clicks, limited_clicks, password_hash
+      [T0 + 365 * DAY, null, 0, null],
+      [null, null, 0, null],
+      [null, null, 0, expect.stringMatching(/^\$argon2id\$/)],
+      [null, 100, 9, null],
+      [null, null, 0, null],
+      [T0 - DAY, null, 0, null],
+      [null, 5, 0, expect.stringMatching(/^\$argon2id\$/)],
+    ]);
+    // The first 40 clicks moved into records (those of the deleted link too), the rest in the log.
+    expect(before.clicks.map((c) => c[0])).toEqual(Array.from({ length: 20 }, (_, i) => 41 + i));
+    expect(before.clicks.map((c) => c[7])).toContain('FR');
+    expect(before.clickRecords.map((r) => r[0])).toEqual(
+      Array.from({ length: 40 }, (_, i) => 1 + i),
+    );
+    expect(before.clickRollup).toEqual([[1, 40]]);
+    expect(before.clickAgents.map((a) => a[5])).toEqual(expect.arrayContaining([0, 1]));
+    expect(before.settings).toEqual([
+      ['jwt_secret', seeded.secret],
+      ['operator_note', 'kept'],
+    ]);
+    expect(before.sequences).toEqual([
+      ['api_keys', 3],
+      ['links', 8],
+      ['users', 3],
+      ['webhook_deliveries', 3],
+      ['webhooks', 2],
+    ]);
+    // The key of the user who left went with them.
+    expect(before.apiKeys.map((k) => k[2])).toEqual(['deploy script', 'reports']);
+    expect(dumpSqlite(final)).toEqual(before);
+    const settings = new Database(final, { readonly: true });
+    expect(
+      settings.query("SELECT count(*) AS n FROM settings WHERE key = 'health_probe'").get(),
+    ).toEqual({ n: 0 });
+    settings.close();
+  });
+
+  // Before any kurz opens the copy: its rollup would fold the log into the counts file.
+  test('on the SQLite copy, the copied records count as rolled up and the counts file holds them', () => {
+    const db = new Database(final);
+    try {
+      attachCounts(db, `${final}-counts`);
+      expect(db.query('SELECT id, through FROM counts.rollup').values()).toEqual([[1, 40]]);
+      // The first 40 clicks, per link: one link in seven, from open1 (id 1) on.
+      expect(
+        db.query('SELECT link_id, clicks FROM counts.link_clicks ORDER BY 1').values(),
+      ).toEqual([
+        [1, 6],
+        [2, 6],
+        [3, 6],
+        [4, 6],
+        [5, 6],
+        [6, 5],
+        [7, 5],
+      ]);
+    } finally {
+      db.close();
+    }
+  });
+
+  test('PostgreSQL holds the same rows, with the same ids, in every table', async () => {
+    const { clickRollup: _, sequences: __, ...before } = dumpSqlite(original);
+    expect(await dumpPostgres(postgres)).toEqual(before);
+  });
+
+  test('every link has the same click count and every owner the same total on all three', async () => {
+    const owners = [seeded.ann.id, seeded.bob.id];
+    const source = await listed(original, owners);
+    expect(source.all.total).toBe(7);
+    expect(source.totals).toEqual([3, 2]);
+    expect(source.all.links.map((l) => [l.shortCode, l.clicks])).toEqual([
+      ['noclick', 0],
+      ['bob1', 8],
+      ['Ann3', 8],
+      ['ann_2', 9],
+      ['ann-1', 9],
+      ['open2', 9],
+      ['open1', 9],
+    ]);
+    expect(await listed(postgres, owners)).toEqual(source);
+    expect(await listed(final, owners)).toEqual(source);
+  });
+
+  test('every link has the same detail, traffic by day and click rows on all three', async () => {
+    const source = await analytics(original);
+    const open1 = source[0];
+    // Both halves are read: rolled-up days and records, and the log's clicks.
+    expect(open1?.detail?.clicks).toBe(9);
+    expect(open1?.days.length).toBeGreaterThan(0);
+    const pendingClicks = open1?.pending
+      .filter((row) => row.dimension <= 1)
+      .reduce((sum, row) => sum + row.clicks, 0);
+    expect(pendingClicks).toBe(3);
+    expect(open1?.rows.map((r) => r.id)).toEqual([1, 8, 15, 22, 29, 36, 43, 50, 57]);
+    expect(open1?.paged).toEqual(open1?.rows);
+    expect(open1?.rows.map((r) => r.country)).toEqual(expect.arrayContaining(['DE', 'FR', null]));
+    expect(await analytics(postgres)).toEqual(source);
+    expect(await analytics(final)).toEqual(source);
+  });
+
+  test('on PostgreSQL each clicked link has one count row: its day counts and its clicks in the log', async () => {
+    const client = new SQL(postgres, { max: 1 });
+    try {
+      const rows = await client`
+        SELECT c.link_id, c.shard, c.clicks::int AS clicks,
+               ((SELECT coalesce(sum(d.clicks), 0) FROM click_days d
+                 WHERE d.link_id = c.link_id AND d.dimension IN (0, 1))
+                + (SELECT count(*) FROM clicks k WHERE k.link_id = c.link_id))::int AS kept
+        FROM link_clicks c ORDER BY c.link_id`;
+      // The deleted link's clicks stay, and are counted as on SQLite.
+      expect(rows.map((row: { link_id: number }) => row.link_id)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+      for (const row of rows) {
+        expect(row.shard).toBe(0);
+        expect(row.clicks).toBe(row.kept);
+      }
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('a kurz on the copy accepts a token issued by the source and lists the same links', async () => {
+    // The token is issued by the original database's app, with its stored key.
+    const store = await openIn(original);
+    let token: string;
+    let sourceList: { status: number; json: unknown; total: string | null };
+    try {
+      const app = createApp({
+        mode: 'accounts',
+        store,
+        jwtSecret: await store.setting('jwt_secret', () => 'unused'),
+        tokenTtlSeconds: 3600,
+        baseUrl: () => 'http://localhost',
+        log: silentLogger,
+      });
+      const ask = (path: string, init: RequestInit = {}) =>
+        app.handle(new Request(`http://localhost${path}`, init));
+      const login = await ask('/api/auth/login', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'ann@example.com', password: PASSWORD }),
+      });
+      expect(login.status).toBe(200);
+      token = ((await login.json()) as { token: string }).token;
+      const list = await ask('/api/links', { headers: { authorization: `Bearer ${token}` } });
+      sourceList = {
+        status: list.status,
+        json: await list.json(),
+        total: list.headers.get('x-total-count'),
+      };
+    } finally {
+      await store.close();
+    }
+    expect(sourceList.total).toBe('3');
+
+    const kurz = await startKurz(['--db', postgres, '--rate-limits', 'off']);
+    try {
+      const list = await call(kurz.url, 'GET', '/api/links', { token });
+      expect({
+        status: list.status,
+        json: list.json,
+        total: list.headers.get('x-total-count'),
+      }).toEqual(sourceList);
+
+      // New rows get ids past every id the source handed out, the deleted user's too.
+      const registered = await call(kurz.url, 'POST', '/api/auth/register', {
+        json: { email: 'new@example.com', password: PASSWORD },
+      });
+      expect(registered.status).toBe(200);
+      const shortened = await call(kurz.url, 'POST', '/api/shorten', {
+        json: { url: 'https://example.com/new' },
+        token,
+      });
+      expect(shortened.status).toBe(201);
+      expect((await call(kurz.url, 'GET', `/${shortened.json.short_code}`)).status).toBe(307);
+    } finally {
+      expect(await kurz.stop()).toBe(0);
+    }
+    const client = new SQL(postgres, { max: 1 });
+    try {
+      const [user] = await client`SELECT id FROM users WHERE email = 'new@example.com'`;
+      const [link] =
+        await client`SELECT id FROM links WHERE original_url = 'https://example.com/new'`;
+      expect(user.id).toBe(4);
+      expect(link.id).toBe(9);
+      // In the log, or already moved into a record by the kurz's rollup.
+      const [click] = await client`
+        SELECT id::int AS id FROM clicks WHERE link_id = ${link.id}
+        UNION ALL SELECT id::int FROM click_records WHERE link_id = ${link.id}`;
+      expect(click.id).toBe(61);
+    } finally {
+      await client.close();
+    }
+  }, 30_000);
+
+  test('on both copies, new clicks get new ids and the rollup moves the copied log after the copied records', async () => {
+    for (const db of [postgres, final]) {
+      const store = await openIn(db);
+      try {
+        const agent = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) Chrome/140.0 Safari/537.36';
+        await store.recordClicks([
+          {
+            linkId: 1,
+            source: 'flyer',
+            querySource: 'after',
+            referrer: 'https://new.example/',
+            userAgent: agent,
+            createdAt: T0 + 60 * HOUR,
+            address: null,
+            country: 'NL',
+            limited: false,
+          },
+        ]);
+        // New strings and agents need ids past the copied ones, or this fails.
+        await rollUp(store);
+        const detail = await store.findLinkDetail('open1');
+        expect(detail?.clicks).toBe(10);
+        const rows = await store.clickRows(1, 0, 1000);
+        const ids = rows.map((r) => r.id);
+        expect(ids.slice(0, 9)).toEqual([1, 8, 15, 22, 29, 36, 43, 50, 57]);
+        expect(ids[9]).toBeGreaterThan(60);
+        expect(rows[9]).toMatchObject({ userAgent: agent, querySource: 'after', country: 'NL' });
+        const traffic = await store.linkTraffic(1, DAYS[0], DAYS[1] + 1);
+        expect(traffic.pending).toEqual([]);
+        const total = traffic.days
+          .filter((d) => d.dimension <= 1)
+          .reduce((sum, d) => sum + d.clicks, 0);
+        expect(total).toBe(10);
+      } finally {
+        await store.close();
+      }
+    }
+  }, 30_000);
+});
+
+/**
+ * Every click a database holds, whichever half it is in (records, through their strings,
+ * or the log), of the links that exist, in id order.
+ */
+const EVERY_CLICK = (number: (column: string) => string) => `
+  SELECT ${number('r.id')} AS id, r.link_id, s.value AS source, q.value AS query_source,
+         f.value AS referrer, a.value AS user_agent, ${number('r.created_at')} AS created_at, r.country
+  FROM click_records r
+  LEFT JOIN click_strings s ON s.id = r.source
+  LEFT JOIN click_strings q ON q.id = r.query_source
+  LEFT JOIN click_strings f ON f.id = r.referrer
+  LEFT JOIN click_agents a ON a.id = r.agent
+  WHERE r.link_id IN (SELECT id FROM links)
+  UNION ALL
+  SELECT ${number('id')}, link_id, source, query_source, referrer, user_agent,
+         ${number('created_at')}, country
+  FROM clicks WHERE link_id IN (SELECT id FROM links)
+  ORDER BY 1`;
+
+describe('kurz copy from a kurz that is serving', () => {
+  test('copies the moment it started: every click up to it, once, and none after', async () => {
+    const source = join(tempDir(), 'live.db');
+    await seedSqlite(source);
+    const target = await freshDatabase();
+    const kurz = await startKurz(['--db', source, '--mode', 'open', '--rate-limits', 'off']);
+    let clicking = true;
+    const traffic = (async () => {
+      while (clicking) {
+        await Promise.all(Array.from({ length: 8 }, () => call(kurz.url, 'GET', '/open1')));
+      }
+    })();
+    try {
+      await Bun.sleep(200);
+      const run = await runKurz(['copy', '--from', source, '--to', target]);
+      expect(run.stderr).not.toContain('mismatch');
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain('kurz copy: verified:');
+    } finally {
+      clicking = false;
+      await traffic;
+      expect(await kurz.stop()).toBe(0);
+    }
+    const db = new Database(source, { readonly: true });
+    const original = db.query(EVERY_CLICK((column) => column)).values();
+    db.close();
+    const client = new SQL(target, { max: 1 });
+    try {
+      const copied = await client.unsafe(EVERY_CLICK((column) => `${column}::float8`)).values();
+      // Clicks kept coming after the copy began, and the rollup kept moving them out of
+      // the log: the copy holds a prefix of all of them, wherever each was.
+      expect(copied.length).toBeGreaterThan(57);
+      expect(original.length).toBeGreaterThan(copied.length);
+      expect(copied).toEqual(original.slice(0, copied.length));
+      const [counted] = await client`
+        SELECT sum(clicks)::int AS n FROM link_clicks WHERE link_id IN (SELECT id FROM links)`;
+      expect(counted.n).toBe(copied.length);
+    } finally {
+      await client.close();
+    }
+  }, 30_000);
+});
+
+describe('kurz copy refuses', () => {
+  test('a SQLite target that holds a setting, and changes nothing', async () => {
+    const dir = tempDir();
+    const source = join(dir, 'source.db');
+    await seedSqlite(source);
+    const target = join(dir, 'target.db');
+    const store = openSqlite({ path: target, durability: 'normal' });
+    await store.setting('jwt_secret', () => 'the target key, kept as it is....');
+    await store.close();
+    const before = dumpSqlite(target);
+    const run = await runKurz(['copy', '--from', source, '--to', target]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(lines(run.stderr)).toEqual([
+      `kurz copy: the target SQLite ${target} is not empty (1 setting); kurz copy only writes into an empty database, and changed nothing`,
+    ]);
+    expect(dumpSqlite(target)).toEqual(before);
+  });
+
+  test('a PostgreSQL target that holds a user, and changes nothing', async () => {
+    const source = join(tempDir(), 'source.db');
+    await seedSqlite(source);
+    const target = await freshDatabase();
+    const store = await openIn(target);
+    await store.createUser('someone@example.com', 'hash');
+    await store.close();
+    const client = new SQL(target, { max: 1 });
+    const dump = async () => ({
+      users: await client`SELECT * FROM users`.values(),
+      links: await client`SELECT count(*)::int FROM links`.values(),
+      settings: await client`SELECT * FROM settings`.values(),
+    });
+    try {
+      const before = await dump();
+      const run = await runKurz(['copy', '--from', source, '--to', withPassword(target)]);
+      expect(run.code).toBe(1);
+      expect(lines(run.stderr)).toEqual([
+        expect.stringMatching(
+          /^kurz copy: the target PostgreSQL postgres:\/\/postgres:\*\*\*@.+ is not empty \(1 user\); kurz copy only writes into an empty database, and changed nothing$/,
+        ),
+      ]);
+      expect(await dump()).toEqual(before);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('a source that does not exist (and does not create it), the same database twice, a missing flag', async () => {
+    const dir = tempDir();
+    const missing = join(dir, 'typo.db');
+    const run = await runKurz(['copy', '--from', missing, '--to', join(dir, 'to.db')]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(`kurz copy: the source database ${missing} does not exist\n`);
+    expect(existsSync(missing)).toBe(false);
+
+    const same = await runKurz(['copy', '--from', join(dir, 'a.db'), '--to', 'sqlite://a.db'], {
+      cwd: dir,
+    });
+    expect(same.code).toBe(1);
+    expect(same.stderr).toContain('--from and --to name the same database');
+
+    const noTarget = await runKurz(['copy', '--from', missing]);
+    expect(noTarget.code).toBe(2);
+    expect(noTarget.stderr).toBe(
+      'kurz: copy needs --to (or KURZ_COPY_TO): a SQLite path or a postgres:// URL\n',
+    );
+    const badFlag = await runKurz(['copy', '--from', missing, '--to', 'x.db', '--port', '1']);
+    expect(badFlag.code).toBe(2);
+    expect(badFlag.stderr).toBe('kurz: unknown flag --port for copy (see --help)\n');
+  });
+});
+
+describe('verification', () => {
+  test('a copy that lost a click is reported as a mismatch, naming the link', async () => {
+    const dir = tempDir();
+    const sourcePath = join(dir, 'source.db');
+    await seedSqlite(sourcePath);
+    const source = new SqliteSide(openSqlite({ path: sourcePath, durability: 'normal' }));
+    const target = new SqliteSide(openSqlite({ path: join(dir, 't.db'), durability: 'normal' }));
+    const insert = target.target.insert;
+    // A faulty target: the last click of every chunk is dropped on the way.
+    target.target.insert = (table, rows) =>
+      insert(table, table === 'clicks' ? rows.slice(0, -1) : rows);
+    try {
+      const outcome = await copyDatabase(source, target, progressTo({ write() {} }));
+      expect(outcome.kind).toBe('copied');
+      if (outcome.kind !== 'copied') return;
+      expect(outcome.problems).toEqual([
+        'clicks: 20 in the source, 19 in the target',
+        'click counts differ for 1 link (source vs target: link 4: 9 vs 8)',
+      ]);
+    } finally {
+      await source.close();
+      await target.close();
+    }
+  });
+
+  test('a copy whose counts were not made from its clicks is reported, naming the links', async () => {
+    const dir = tempDir();
+    const sourcePath = join(dir, 'source.db');
+    await seedSqlite(sourcePath);
+    const source = new SqliteSide(openSqlite({ path: sourcePath, durability: 'normal' }));
+    const target = new SqliteSide(openSqlite({ path: join(dir, 't.db'), durability: 'normal' }));
+    // A faulty target: the counts file is left empty, so only the log is counted.
+    target.target.countClicks = async () => {};
+    try {
+      const outcome = await copyDatabase(source, target, progressTo({ write() {} }));
+      expect(outcome.kind).toBe('copied');
+      if (outcome.kind !== 'copied') return;
+      expect(outcome.problems).toEqual([
+        'the target shows click counts other than its clicks for 6 links (clicks vs shown: link 1: 9 vs 3, link 2: 9 vs 3, link 3: 9 vs 3, link 4: 9 vs 3, link 5: 8 vs 2, and 1 more)',
+      ]);
+    } finally {
+      await source.close();
+      await target.close();
+    }
+  });
+});
+
+describe('progress', () => {
+  test('on a terminal, a bar per table redrawn in place', () => {
+    let now = 0;
+    let out = '';
+    const progress = progressTo(
+      { isTTY: true, write: (text: string) => (out += text) },
+      { now: () => now },
+    );
+    const bar = progress.table('clicks', 1000);
+    now = 500;
+    bar.advance(500);
+    now = 1000;
+    bar.advance(500);
+    bar.done();
+    const frames = out.split('\r\x1b[2K').filter((frame) => frame !== '');
+    expect(frames).toEqual([
+      'clicks        [------------------------] 0 / 1,000  ',
+      'clicks        [############------------] 500 / 1,000  1,000 rows/s',
+      'clicks        [########################] 1,000 / 1,000  1,000 rows/s',
+      'clicks        [########################] 1,000 / 1,000  1,000 rows/s\n',
+    ]);
+  });
+
+  test('in a log, a line every interval with the share done and the rate', () => {
+    let now = 0;
+    let out = '';
+    const progress = progressTo(
+      { write: (text: string) => (out += text) },
+      {
+        now: () => now,
+        intervalMs: 5000,
+      },
+    );
+    const table = progress.table('clicks', 1_000_000);
+    for (let i = 1; i <= 10; i++) {
+      now = i * 1000;
+      table.advance(100_000);
+    }
+    table.done();
+    expect(lines(out)).toEqual([
+      'kurz copy: clicks: 1,000,000 rows to copy',
+      'kurz copy: clicks: 500,000 of 1,000,000 rows (50%), 100,000 rows/s',
+      'kurz copy: clicks: 1,000,000 of 1,000,000 rows (100%), 100,000 rows/s',
+      'kurz copy: clicks: 1,000,000 rows copied in 10.0 s (100,000 rows/s)',
+    ]);
+  });
+});

@@ -1,0 +1,663 @@
+// The Store contract, run against both databases: what the HTTP layer relies on must
+// hold the same on SQLite and on PostgreSQL. Behaviour only one of them has (SQLite's
+// files and PRAGMAs; PostgreSQL's several instances on one database) is tested below.
+
+import { describe, expect, onTestFinished, test } from 'bun:test';
+import { type ApiKey, KEY_LIMIT_REACHED, type NewApiKey } from '../../src/store/accounts.ts';
+import { embeddedMigrations } from '../../src/store/embedded-migrations.ts' with { type: 'macro' };
+import { openPostgres, type PostgresStore } from '../../src/store/postgres/postgres-store.ts';
+import { openSqlite, type SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import {
+  type Click,
+  LINK_LIMIT_REACHED,
+  type Link,
+  type NewLink,
+  type Store,
+  type User,
+} from '../../src/store/store.ts';
+import { eventually } from '../support/binary.ts';
+import { atCleanUp, tempDir } from '../support/cleanup.ts';
+import { freshSchemaUrl } from '../support/postgres.ts';
+
+type Backend = 'sqlite' | 'postgres';
+
+async function open(backend: Backend, url?: string): Promise<Store> {
+  const store =
+    backend === 'sqlite'
+      ? openSqlite({ path: ':memory:', durability: 'normal' })
+      : await openPostgres({
+          url: url ?? (await freshSchemaUrl()),
+          pool: 2,
+          analyticsIntervalMs: 0,
+        });
+  // Closed when its test ends, not when the run does: PostgreSQL allows about a hundred
+  // connections, and the tests of the binary that run after this file need their share.
+  onTestFinished(() => store.close());
+  atCleanUp(() => store.close());
+  return store;
+}
+
+/** The click log as rows, oldest first, with the Click field names. */
+async function clickRows(store: Store): Promise<Click[]> {
+  const columns =
+    'link_id AS "linkId", source, query_source AS "querySource", referrer, user_agent AS "userAgent", created_at AS "createdAt", NULL AS address, country, false AS limited';
+  if (store.kind === 'sqlite') {
+    return (
+      (store as SqliteStore).sqlite
+        .query(`SELECT ${columns} FROM clicks ORDER BY id`)
+        .all() as Click[]
+    ).map((row) => ({ ...row, limited: Boolean(row.limited) }));
+  }
+  const rows: Click[] = await (store as PostgresStore).client.unsafe(
+    `SELECT ${columns.replace('created_at AS', 'created_at::float8 AS')} FROM clicks ORDER BY id`,
+  );
+  return rows.map((row) => ({ ...row }));
+}
+
+/** Runs a statement written with `?` placeholders on either database. */
+async function run(store: Store, statement: string, params: (string | number)[]): Promise<void> {
+  if (store.kind === 'sqlite') {
+    (store as SqliteStore).sqlite.run(statement, params);
+    return;
+  }
+  let n = 0;
+  await (store as PostgresStore).client.unsafe(
+    statement.replace(/\?/g, () => `$${++n}`),
+    params,
+  );
+}
+
+const link = (shortCode: string, extra: Partial<NewLink> = {}): NewLink => ({
+  userId: null,
+  originalUrl: 'https://x.example',
+  shortCode,
+  source: null,
+  createdAt: 5,
+  ...extra,
+});
+
+async function make(store: Store, code: string, extra: Partial<NewLink> = {}): Promise<Link> {
+  const [made] = await store.createLinks([link(code, extra)]);
+  if (made === undefined || made === LINK_LIMIT_REACHED) throw new Error(`${code} not made`);
+  return made;
+}
+
+const click = (linkId: number, i = 0): Click => ({
+  linkId,
+  source: i % 2 ? `src${i}` : null,
+  querySource: i % 5 ? `q${i}` : null,
+  referrer: `https://ref.example/${i}`,
+  userAgent: i % 7 ? `ua${i}` : null,
+  createdAt: 1_795_000_000_000 + i,
+  address: null,
+  country: i % 3 ? 'FR' : null,
+  limited: false,
+});
+
+const newLink = (userId: number | null, code: string): NewLink => ({
+  userId,
+  originalUrl: `https://example.com/${code}`,
+  shortCode: code,
+  source: null,
+  createdAt: 1_795_000_000_000,
+});
+
+const newKey = (userId: number, secretHash: string): NewApiKey => ({
+  userId,
+  name: 'script',
+  prefix: 'kurz_abcdefgh',
+  secretHash,
+  scope: 'read',
+  createdAt: 1000,
+  expiresAt: null,
+});
+
+describe.each(['sqlite', 'postgres'] as const)('Store contract on %s', (backend) => {
+  test('users: created once per e-mail, found by e-mail with their hash, known by id', async () => {
+    const store = await open(backend);
+    const ann = await store.createUser('ann@example.com', 'hash-a');
+    expect(ann).toEqual({ id: expect.any(Number), email: 'ann@example.com' });
+    expect(await store.createUser('ann@example.com', 'hash-b')).toBeUndefined();
+    expect(await store.findUserByEmail('ann@example.com')).toEqual({
+      id: ann?.id as number,
+      email: 'ann@example.com',
+      passwordHash: 'hash-a',
+      tokenVersion: 0,
+    });
+    expect(await store.findUserByEmail('bob@example.com')).toBeUndefined();
+    expect(await store.tokenVersion(ann?.id as number)).toBe(0);
+    expect(await store.tokenVersion(9999)).toBeUndefined();
+  });
+
+  test('a new password raises the token version; users are listed with their links', async () => {
+    const store = await open(backend);
+    const ann = (await store.createUser('ann@example.com', 'hash-a')) as User;
+    const bob = (await store.createUser('bob@example.com', 'hash-b')) as User;
+    await store.createLinks([newLink(ann.id, 'a1'), newLink(ann.id, 'a2'), newLink(null, 'o1')]);
+    expect(await store.setPassword('ann@example.com', 'hash-new')).toBe(true);
+    expect(await store.setPassword('nobody@example.com', 'hash-new')).toBe(false);
+    expect(await store.findUserByEmail('ann@example.com')).toMatchObject({
+      passwordHash: 'hash-new',
+      tokenVersion: 1,
+    });
+    expect(await store.tokenVersion(ann.id)).toBe(1);
+    expect(await store.tokenVersion(bob.id)).toBe(0);
+    expect(await store.listUsers()).toEqual([
+      { id: ann.id, email: 'ann@example.com', createdAt: expect.any(Number), links: 2 },
+      { id: bob.id, email: 'bob@example.com', createdAt: expect.any(Number), links: 0 },
+    ]);
+  });
+
+  test('removing a user takes their keys, and their links with every click, or hands the links to no one', async () => {
+    const store = await open(backend);
+    const ann = (await store.createUser('ann@example.com', 'h')) as User;
+    const bob = (await store.createUser('bob@example.com', 'h')) as User;
+    const created = await store.createLinks([
+      newLink(ann.id, 'a1'),
+      newLink(ann.id, 'a2'),
+      newLink(bob.id, 'b1'),
+      newLink(bob.id, 'b2'),
+      newLink(null, 'o1'),
+    ]);
+    const [a1, , b1] = created as Link[];
+    await store.recordClicks([click(a1?.id as number, 0), click(b1?.id as number, 1)]);
+    await store.rollUpClicks();
+    await store.recordClicks([click(a1?.id as number, 2), click(b1?.id as number, 3)]);
+    const key = await store.createApiKey(newKey(ann.id, 'a'.repeat(64)), 10);
+    expect(key).toMatchObject({ name: 'script' });
+
+    expect(await store.removeUser('ann@example.com', 'delete')).toEqual({ id: ann.id, links: 2 });
+    expect(await store.removeUser('ann@example.com', 'delete')).toBeUndefined();
+    expect(await store.tokenVersion(ann.id)).toBeUndefined();
+    expect(await store.findApiKey('a'.repeat(64))).toBeUndefined();
+    expect(await store.findLinkDetail('a1')).toBeUndefined();
+    expect(await store.clickRows(a1?.id as number, 0, 10)).toEqual([]);
+    expect((await store.listLinks({ owner: null, offset: 0 })).total).toBe(3);
+
+    expect(await store.removeUser('bob@example.com', 'keep')).toEqual({ id: bob.id, links: 2 });
+    const kept = await store.findLinkDetail('b1');
+    expect(kept).toMatchObject({ userId: null, clicks: 2 });
+    const open1 = await store.listLinks({ owner: null, offset: 0 });
+    expect(open1.total).toBe(3);
+    expect(await store.listUsers()).toEqual([]);
+  });
+
+  test('API keys: stored by hash, listed newest first without it, limited per user, revoked by their owner only', async () => {
+    const store = await open(backend);
+    const ann = (await store.createUser('ann@example.com', 'h')) as User;
+    const bob = (await store.createUser('bob@example.com', 'h')) as User;
+    const first = await store.createApiKey(newKey(ann.id, '1'.repeat(64)), 2);
+    const second = await store.createApiKey(
+      { ...newKey(ann.id, '2'.repeat(64)), scope: 'write', createdAt: 2000, expiresAt: 9000 },
+      2,
+    );
+    expect(await store.createApiKey(newKey(ann.id, '3'.repeat(64)), 2)).toBe(KEY_LIMIT_REACHED);
+    expect(second).toEqual({
+      id: expect.any(Number),
+      name: 'script',
+      prefix: 'kurz_abcdefgh',
+      scope: 'write',
+      createdAt: 2000,
+      expiresAt: 9000,
+      lastUsedAt: null,
+    });
+    expect(await store.listApiKeys(ann.id)).toEqual([second as ApiKey, first as ApiKey]);
+    expect(await store.listApiKeys(bob.id)).toEqual([]);
+    const id = (first as ApiKey).id;
+    expect(await store.findApiKey('1'.repeat(64))).toEqual({
+      id,
+      userId: ann.id,
+      scope: 'read',
+      expiresAt: null,
+      lastUsedAt: null,
+    });
+    await store.touchApiKey(id, 5000);
+    expect(await store.findApiKey('1'.repeat(64))).toMatchObject({ lastUsedAt: 5000 });
+    expect(await store.deleteApiKey(bob.id, id)).toBe(false);
+    expect(await store.deleteApiKey(ann.id, id)).toBe(true);
+    expect(await store.deleteApiKey(ann.id, id)).toBe(false);
+    expect(await store.findApiKey('1'.repeat(64))).toBeUndefined();
+  });
+
+  test('a batch of clicks is written whole, every field in its place, and counted per link', async () => {
+    const store = await open(backend);
+    const [a, b] = [await make(store, 'a'), await make(store, 'b', { createdAt: 6 })];
+    const batch = Array.from({ length: 37 }, (_, i) => click((i % 3 === 0 ? b : a).id, i));
+    await store.recordClicks(batch);
+    expect(await clickRows(store)).toEqual(batch);
+    const { links } = await store.listLinks({ owner: null, offset: 0 });
+    expect(links.map((l) => [l.shortCode, l.clicks])).toEqual([
+      ['b', 13],
+      ['a', 24],
+    ]);
+  });
+
+  test('imported clicks keep their time and fields, are counted, and are read back like any', async () => {
+    const store = await open(backend);
+    const [a, b] = [await make(store, 'a'), await make(store, 'b', { createdAt: 6 })];
+    await store.recordClicks([click(a.id, 100)]);
+    const old = Array.from({ length: 5 }, (_, i) => ({
+      ...click(i < 3 ? a.id : b.id, i),
+      createdAt: 1_600_000_000_000 + i,
+    }));
+    await store.importClicks(old);
+    await store.importClicks([]);
+    expect((await store.findLinkDetail('a'))?.clicks).toBe(4);
+    expect((await store.findLinkDetail('b'))?.clicks).toBe(2);
+    const rows = await store.clickRows(a.id, 0, 100);
+    expect(rows.map((r) => r.createdAt)).toEqual([
+      1_795_000_000_100, 1_600_000_000_000, 1_600_000_000_001, 1_600_000_000_002,
+    ]);
+    expect(rows[2]).toMatchObject({ source: 'src1', querySource: 'q1', country: 'FR' });
+    await store.rollUpClicks();
+    expect((await store.clickRows(b.id, 0, 100)).map((r) => r.createdAt)).toEqual([
+      1_600_000_000_003, 1_600_000_000_004,
+    ]);
+    expect((await store.findLinkDetail('a'))?.clicks).toBe(4);
+  });
+
+  test('links are inserted in one batch; a code taken before or within it gives undefined', async () => {
+    const store = await open(backend);
+    await store.createLinks([link('old')]);
+    const results = await store.createLinks([
+      link('a'),
+      link('old'),
+      link('b'),
+      link('a', { originalUrl: 'https://other.example' }),
+    ]);
+    expect(results.map((r) => (r as Link | undefined)?.shortCode)).toEqual([
+      'a',
+      undefined,
+      'b',
+      undefined,
+    ]);
+    expect(results[0]).toEqual({
+      id: expect.any(Number),
+      userId: null,
+      originalUrl: 'https://x.example',
+      shortCode: 'a',
+      createdAt: 5,
+      clicks: 0,
+    });
+    expect((await store.findLinkByCode('a'))?.originalUrl).toBe('https://x.example');
+    expect((await store.listLinks({ owner: null, offset: 0 })).total).toBe(3);
+  });
+
+  test('a link is found by its exact code, with what a redirect needs', async () => {
+    const store = await open(backend);
+    const made = await make(store, 'Code_1', { source: 'newsletter' });
+    expect(await store.findLinkByCode('Code_1')).toEqual({
+      id: made.id,
+      userId: null,
+      originalUrl: 'https://x.example',
+      source: 'newsletter',
+      expiresAt: null,
+      maxClicks: null,
+      limitedClicks: 0,
+      passwordHash: null,
+    });
+    expect(await store.findLinkByCode('code_1')).toBeUndefined();
+  });
+
+  test('lists are newest first, paged, per owner, with totals that agree', async () => {
+    const store = await open(backend);
+    const ann = (await store.createUser('ann@example.com', 'h'))?.id as number;
+    const bob = (await store.createUser('bob@example.com', 'h'))?.id as number;
+    for (let i = 0; i < 7; i++) {
+      await make(store, `a${i}`, { userId: ann, createdAt: 100 + i });
+      await make(store, `b${i}`, { userId: bob, createdAt: 100 + i });
+    }
+    await make(store, 'open', { createdAt: 50 });
+    const page = await store.listLinks({ owner: ann, limit: 3, offset: 2 });
+    expect(page.total).toBe(7);
+    expect(page.links.map((l) => l.shortCode)).toEqual(['a4', 'a3', 'a2']);
+    expect(page.links[0]).toEqual({
+      id: expect.any(Number),
+      userId: ann,
+      originalUrl: 'https://x.example',
+      shortCode: 'a4',
+      createdAt: 104,
+      clicks: 0,
+    });
+    const all = await store.listLinks({ owner: null, offset: 0 });
+    expect(all.total).toBe(15);
+    expect(all.links.at(-1)?.shortCode).toBe('open');
+    expect((await store.listLinks({ owner: ann, limit: 5, offset: 7 })).links).toEqual([]);
+    // The same creation time: the higher id (made later) comes first.
+    const tie = await store.listLinks({ owner: null, limit: 2, offset: 0 });
+    expect(tie.links.map((l) => l.shortCode)).toEqual(['b6', 'a6']);
+  });
+
+  test('chunks after a cursor walk the same order as pages, with counts', async () => {
+    const store = await open(backend);
+    const made: Link[] = [];
+    for (let i = 0; i < 10; i++)
+      made.push(await make(store, `c${i}`, { createdAt: 10 + (i >> 1) }));
+    await store.recordClicks([click((made[3] as Link).id), click((made[3] as Link).id)]);
+    const whole = (await store.listLinks({ owner: null, offset: 0 })).links;
+    const walked: Link[] = [];
+    let after = { createdAt: Number.MAX_SAFE_INTEGER, id: Number.MAX_SAFE_INTEGER };
+    for (;;) {
+      const chunk = await store.listLinksAfter({ owner: null, after, limit: 3 });
+      if (chunk.length === 0) break;
+      walked.push(...chunk);
+      const last = chunk.at(-1) as Link;
+      after = { createdAt: last.createdAt, id: last.id };
+    }
+    expect(walked).toEqual(whole);
+    expect(walked.find((l) => l.shortCode === 'c3')?.clicks).toBe(2);
+  });
+
+  test('detail chunks walk the same order with every setting, per owner or all', async () => {
+    const store = await open(backend);
+    const ann = (await store.createUser('ann@example.com', 'h'))?.id as number;
+    const kept = await make(store, 'kept', {
+      userId: ann,
+      createdAt: 30,
+      source: 'mail',
+      expiresAt: 9_000,
+      maxClicks: 10,
+      limitedClicks: 4,
+      passwordHash: '$argon2id$v=19$m=1024,t=1,p=1$c2FsdA$aGFzaA',
+    });
+    await make(store, 'plain', { createdAt: 20 });
+    await make(store, 'older', { userId: ann, createdAt: 10 });
+    await store.recordClicks([click(kept.id), click(kept.id, 1)]);
+    const top = { createdAt: Number.MAX_SAFE_INTEGER, id: Number.MAX_SAFE_INTEGER };
+    const first = await store.listLinkDetailsAfter({ owner: null, after: top, limit: 2 });
+    expect(first).toEqual([
+      {
+        id: kept.id,
+        userId: ann,
+        originalUrl: 'https://x.example',
+        shortCode: 'kept',
+        createdAt: 30,
+        clicks: 2,
+        source: 'mail',
+        expiresAt: 9_000,
+        maxClicks: 10,
+        limitedClicks: 4,
+        passwordHash: '$argon2id$v=19$m=1024,t=1,p=1$c2FsdA$aGFzaA',
+      },
+      expect.objectContaining({ shortCode: 'plain', userId: null, limitedClicks: 0 }),
+    ]);
+    const last = first.at(-1) as Link;
+    const rest = await store.listLinkDetailsAfter({
+      owner: null,
+      after: { createdAt: last.createdAt, id: last.id },
+      limit: 2,
+    });
+    expect(rest.map((l) => l.shortCode)).toEqual(['older']);
+    const anns = await store.listLinkDetailsAfter({ owner: ann, after: top, limit: 10 });
+    expect(anns.map((l) => l.shortCode)).toEqual(['kept', 'older']);
+  });
+
+  test('many codes are looked up at once: who holds each, and nothing for free ones', async () => {
+    const store = await open(backend);
+    const ann = (await store.createUser('ann@example.com', 'h'))?.id as number;
+    await make(store, 'taken', { userId: ann, createdAt: 7, originalUrl: 'https://a.example/' });
+    await make(store, 'Taken', { createdAt: 8 });
+    const codes = ['taken', 'free', 'Taken', ...Array.from({ length: 3000 }, (_, i) => `n${i}`)];
+    const held = await store.findLinksByCodes(codes);
+    expect(held.sort((a, b) => a.createdAt - b.createdAt)).toEqual([
+      { shortCode: 'taken', userId: ann, originalUrl: 'https://a.example/', createdAt: 7 },
+      { shortCode: 'Taken', userId: null, originalUrl: 'https://x.example', createdAt: 8 },
+    ]);
+    expect(await store.findLinksByCodes([])).toEqual([]);
+  });
+
+  test('links are found by owner and creation times, no one’s apart from an account’s', async () => {
+    const store = await open(backend);
+    const ann = (await store.createUser('ann@example.com', 'h'))?.id as number;
+    await make(store, 'a1', { userId: ann, createdAt: 1_700_000_000_001 });
+    await make(store, 'a2', { userId: ann, createdAt: 1_700_000_000_002 });
+    await make(store, 'o1', { createdAt: 1_700_000_000_001 });
+    const times = [1_700_000_000_001, 1_700_000_000_003];
+    expect(await store.findLinksCreatedAt(ann, times)).toEqual([
+      {
+        shortCode: 'a1',
+        userId: ann,
+        originalUrl: 'https://x.example',
+        createdAt: 1_700_000_000_001,
+      },
+    ]);
+    expect((await store.findLinksCreatedAt(null, times)).map((l) => l.shortCode)).toEqual(['o1']);
+    expect(await store.findLinksCreatedAt(ann, [])).toEqual([]);
+  });
+
+  test('the link quota holds for concurrent batches', async () => {
+    const store = await open(backend);
+    const ann = (await store.createUser('ann@example.com', 'h'))?.id as number;
+    const results = (
+      await Promise.all(
+        Array.from({ length: 6 }, (_, b) =>
+          store.createLinks(
+            Array.from({ length: 4 }, (_, i) =>
+              link(`q${b}_${i}`, { userId: ann, ownerLimit: 10 }),
+            ),
+          ),
+        ),
+      )
+    ).flat();
+    expect(results.filter((r) => r !== LINK_LIMIT_REACHED && r !== undefined)).toHaveLength(10);
+    expect(results.filter((r) => r === LINK_LIMIT_REACHED)).toHaveLength(14);
+    expect((await store.listLinks({ owner: ann, offset: 0 })).total).toBe(10);
+  });
+
+  test('link totals follow inserts and deletes, those cascaded from a user too', async () => {
+    const store = await open(backend);
+    const ann = (await store.createUser('ann@example.com', 'h'))?.id as number;
+    const bob = (await store.createUser('bob@example.com', 'h'))?.id as number;
+    await store.createLinks([
+      ...Array.from({ length: 30 }, (_, i) => link(`a${i}`, { userId: ann })),
+      ...Array.from({ length: 5 }, (_, i) => link(`b${i}`, { userId: bob })),
+      link('open'),
+    ]);
+    const total = async (owner: number | null) =>
+      (await store.listLinks({ owner, limit: 1, offset: 0 })).total;
+    expect([await total(ann), await total(bob), await total(null)]).toEqual([30, 5, 36]);
+    await run(store, 'DELETE FROM links WHERE short_code = ?', ['a0']);
+    await run(store, 'DELETE FROM users WHERE id = ?', [bob]);
+    expect([await total(ann), await total(bob), await total(null)]).toEqual([29, 0, 30]);
+  });
+
+  test('a setting is made once and then kept (first writer wins); replacing it replaces it', async () => {
+    const store = await open(backend);
+    expect(await store.setting('k', () => 'first')).toBe('first');
+    expect(await store.setting('k', () => 'second')).toBe('first');
+    await store.replaceSetting('k', 'third');
+    expect(await store.setting('k', () => 'fourth')).toBe('third');
+  });
+
+  test('ping resolves while the database works', async () => {
+    const store = await open(backend);
+    await store.ping();
+    await store.ping();
+  });
+
+  test('after close, every operation is unavailable', async () => {
+    const store = await open(backend);
+    await store.close();
+    await expect(store.ping()).rejects.toThrow('Database unavailable');
+    await expect(store.findLinkByCode('x')).rejects.toThrow('Database unavailable');
+    await expect(store.recordClicks([click(1)])).rejects.toThrow('Database unavailable');
+  });
+});
+
+describe.each(['sqlite', 'postgres'] as const)('Rollup of a backlog on %s', (backend) => {
+  test('clicks another store wrote to the log (as `kurz import --clicks` does) are rolled up by a running store, no click of its own needed', async () => {
+    const path = `${tempDir()}/kurz.db`;
+    const url = backend === 'postgres' ? await freshSchemaUrl() : '';
+    const opened = async (intervalMs: number): Promise<Store> => {
+      const store =
+        backend === 'sqlite'
+          ? openSqlite({ path, durability: 'normal', rollup: { intervalMs } })
+          : await openPostgres({ url, pool: 2, analyticsIntervalMs: intervalMs });
+      atCleanUp(() => store.close());
+      return store;
+    };
+    const server = await opened(20);
+    const [a] = await server.createLinks([link('a')]);
+    const id = (a as Link).id;
+    const tool = await opened(0);
+    await tool.importClicks([1, 2, 3, 4, 5].map((i) => click(id, i)));
+    await tool.close();
+    let logged = -1;
+    await eventually(
+      async () => {
+        logged = (await clickRows(server)).length;
+        return logged === 0;
+      },
+      () => `the log still holds ${logged} clicks`,
+    );
+    const rows = await server.clickRows(id, 0, 100);
+    expect(rows.map((r) => r.referrer)).toEqual(
+      [1, 2, 3, 4, 5].map((i) => `https://ref.example/${i}`),
+    );
+    expect((await server.findLinkDetail('a'))?.clicks).toBe(5);
+  });
+});
+
+describe('SQLite: a tool importing clicks beside the server', () => {
+  test('imported ids follow every id used, and the server carries on past them, counts exact', async () => {
+    const path = `${tempDir()}/kurz.db`;
+    const server = openSqlite({ path, durability: 'normal', rollup: { intervalMs: 0 } });
+    atCleanUp(() => server.close());
+    const [a] = await server.createLinks([link('a')]);
+    const id = (a as Link).id;
+    await server.recordClicks([click(id, 1), click(id, 2)]);
+    // The tool opened now; the server goes on clicking, and its clicks move to records.
+    const tool = openSqlite({ path, durability: 'normal', rollup: { intervalMs: 0 } });
+    await server.recordClicks([click(id, 3)]);
+    await server.rollUpClicks();
+    await tool.importClicks([click(id, 4), click(id, 5)]);
+    await server.recordClicks([click(id, 6), click(id, 7)]);
+    await tool.close();
+    await server.rollUpClicks();
+    const rows = await server.clickRows(id, 0, 100);
+    expect(rows.map((r) => r.referrer)).toEqual(
+      [1, 2, 3, 4, 5, 6, 7].map((i) => `https://ref.example/${i}`),
+    );
+    expect(new Set(rows.map((r) => r.id)).size).toBe(7);
+    expect((await server.findLinkDetail('a'))?.clicks).toBe(7);
+  });
+});
+
+describe('SQLite: the one sender of its outbox', () => {
+  test('a sender that starts takes back what a killed one had leased, and what waits for a retry', async () => {
+    const store = openSqlite({ path: ':memory:', durability: 'normal' });
+    atCleanUp(() => store.close());
+    const user = (await store.createUser('ann@example.com', 'h')) as User;
+    const hook = await store.createWebhook(
+      {
+        userId: user.id,
+        url: 'https://hooks.example.com/',
+        secret: 'whsec_YWJj',
+        events: ['link.created'],
+        createdAt: 1000,
+      },
+      20,
+    );
+    if (typeof hook === 'string') throw new Error(hook);
+    await store.addDelivery(hook.id, 'ping', '{}', 1000);
+    await store.addDelivery(hook.id, 'ping', '{}', 1000);
+    const [leased, retried] = await store.claimDeliveries(2000, 10, 30_000);
+    await store.finishDelivery({
+      id: (retried as { id: number }).id,
+      at: 2100,
+      status: 503,
+      error: 'HTTP 503',
+      delivered: false,
+      nextAttemptAt: 2100 + 3_600_000,
+    });
+    // The process holding the lease died: nothing is due for a while.
+    expect(await store.claimDeliveries(3000, 10, 30_000)).toEqual([]);
+    expect(await store.releaseDeliveries(3000)).toBe(2);
+    const again = await store.claimDeliveries(3000, 10, 30_000);
+    expect(again.map((d) => d.id).sort()).toEqual(
+      [(leased as { id: number }).id, (retried as { id: number }).id].sort(),
+    );
+  });
+});
+
+describe('PostgreSQL: several stores on one database', () => {
+  test('stores opened at once migrate once and share the first setting stored', async () => {
+    const url = await freshSchemaUrl();
+    const stores = await Promise.all(
+      Array.from({ length: 3 }, () => open('postgres', url) as Promise<PostgresStore>),
+    );
+    const values = await Promise.all(stores.map((s, i) => s.setting('jwt_secret', () => `k${i}`)));
+    expect(new Set(values).size).toBe(1);
+    const schema = new URL(url).searchParams.get('schema');
+    const applied = await (stores[0] as PostgresStore).client.unsafe(
+      `SELECT count(*)::int AS n FROM "${schema}".__drizzle_migrations`,
+    );
+    expect(applied[0].n).toBe(embeddedMigrations('postgres').length);
+  });
+
+  test('counts stay exact when several stores write clicks of the same links at once', async () => {
+    const url = await freshSchemaUrl();
+    const [a, b] = [await open('postgres', url), await open('postgres', url)];
+    const hot = await make(a as Store, 'hot');
+    const cold = await make(a as Store, 'cold');
+    const batches = Array.from({ length: 40 }, (_, i) =>
+      Array.from({ length: 25 }, (_, j) => click(j % 5 === 0 ? cold.id : hot.id, i + j)),
+    );
+    await Promise.all(batches.map((batch, i) => ((i % 2 ? a : b) as Store).recordClicks(batch)));
+    const counts = (await (b as Store).listLinks({ owner: null, offset: 0 })).links.map((l) => [
+      l.shortCode,
+      l.clicks,
+    ]);
+    // Made in the same millisecond: the later one (cold) lists first.
+    expect(counts).toEqual([
+      ['cold', 200],
+      ['hot', 800],
+    ]);
+    expect(await clickRows(a as Store)).toHaveLength(1000);
+  });
+
+  test('a code taken on one store is told to the others; the race for a code has one winner', async () => {
+    const url = await freshSchemaUrl();
+    const [a, b] = [await open('postgres', url), await open('postgres', url)];
+    const told: string[] = [];
+    (b as Store).watchLinks(
+      (code) => told.push(code),
+      () => {},
+    );
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        ((i % 2 ? a : b) as Store).createLinks([
+          link('contested', { originalUrl: `https://${i}.example` }),
+        ]),
+      ),
+    );
+    const winners = results.flat().filter((r) => r !== undefined);
+    expect(winners).toHaveLength(1);
+    await eventually(
+      () => told.length > 0,
+      () => 'a notice of the new code',
+    );
+    expect(told).toEqual(['contested']);
+    // A code that was not taken is not told.
+    await (a as Store).createLinks([link('contested')]);
+    await Bun.sleep(100);
+    expect(told).toEqual(['contested']);
+  });
+
+  test('settle() resolves only once every change committed before it was told', async () => {
+    const url = await freshSchemaUrl();
+    const [a, b] = [await open('postgres', url), await open('postgres', url)];
+    const told = new Set<string>();
+    (b as Store).watchLinks(
+      (code) => told.add(code),
+      () => {},
+    );
+    for (let i = 0; i < 30; i++) {
+      await (a as Store).createLinks([link(`s${i}`)]);
+      await (b as Store).settle?.();
+      expect(told.has(`s${i}`)).toBe(true);
+    }
+    // Calls made together share one marker, and each resolves.
+    await Promise.all(Array.from({ length: 50 }, () => (b as Store).settle?.()));
+  });
+});
