@@ -9,10 +9,24 @@
 # go to both `bun test` runs.
 set -eu
 cd "$(dirname "$0")/.."
+# Each phase's time, printed together when the run ends.
+STARTED=$(date +%s)
+LAP=$STARTED
+TIMES=""
+lap() {
+  now=$(date +%s)
+  TIMES="$TIMES$(printf '   %5s s  %s' $((now - LAP)) "$1")
+"
+  LAP=$now
+}
 . scripts/bootstrap.sh
+lap "Bun and the dependencies"
 echo "== biome check" && bunx biome check .
+lap "biome check"
 echo "== tsc --noEmit" && bunx tsc --noEmit -p .
+lap "tsc --noEmit"
 echo "== build" && bun run build
+lap "build"
 echo "== chromium (browser tests)" && sh scripts/ensure-chromium.sh
 echo "== nginx and openssl (the reverse-proxy examples)" && sh scripts/ensure-nginx.sh
 echo "== caddy (the Caddy example)" && {
@@ -39,6 +53,7 @@ trap 'exit 129' HUP
 trap 'exit 130' INT
 trap 'exit 143' TERM
 . scripts/ensure-postgres.sh
+lap "what the tests need from Debian, and a PostgreSQL server"
 
 status=0
 
@@ -93,7 +108,12 @@ run_tests() {
 # HTTP tests that mean the same on any store, on PostgreSQL: test/postgres-suite.txt
 # lists them and says which stay SQLite-only.
 run_tests sqlite "SQLite (every test)" "$@"
+lap "bun test on SQLite"
 # shellcheck disable=SC2046 # one path per word
 run_tests postgres "PostgreSQL (the in-process suite of test/postgres-suite.txt)" \
   $(sed -e 's/#.*//' test/postgres-suite.txt | grep -v '^ *$') "$@"
+lap "bun test on PostgreSQL"
+echo "== time per phase"
+printf '%s' "$TIMES"
+printf '   %5s s  in all\n' $(($(date +%s) - STARTED))
 exit "$status"
