@@ -2,7 +2,7 @@
 // accounts mode a valid bearer token of an existing user, or an API key, gives that
 // user's id (else 401); in open mode Authorization is ignored and the owner is null
 // (links of no one). A derive runs after the body is read (413) and before it is
-// validated (400), which is the order decisions.md gives.
+// validated (400), the order the API documents.
 
 import { Elysia } from 'elysia';
 import type { Mode } from '../config/config.ts';

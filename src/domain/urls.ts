@@ -7,7 +7,7 @@ export const URL_MAX_LENGTH = 8192;
 const FORBIDDEN_CHARS = /[\s\p{Cc}]/u;
 const NON_ASCII_RUN = /[^\p{ASCII}]+/gu;
 
-/** Parses the `url` of a create request, checking in the order decisions.md gives. */
+/** Parses the `url` of a create request, checking in the order the API documents. */
 export function parseTargetUrl(value: unknown): string {
   if (typeof value !== 'string') throw badRequest(Messages.urlRequired);
   if (!value.startsWith('http://') && !value.startsWith('https://')) {

@@ -1,6 +1,6 @@
 // Reading a JSON request body with a size limit, as an Elysia parse hook. A body that is
 // not JSON becomes NOT_JSON rather than an error, so that a missing token (401) is
-// reported before a malformed body (400), as decisions.md orders them.
+// reported before a malformed body (400), in the order the API documents.
 
 import { ApiError, badRequest, Messages } from '../domain/errors.ts';
 

@@ -65,7 +65,7 @@ export function crossOrigin({ baseUrl, corsOrigins }: CrossOriginOptions) {
     const origin = request.headers.get('origin');
     if (origin === null) return;
     if (STATE_CHANGING.has(request.method) && isRefused(origin, request)) {
-      // The size limit answers first (decisions.md); a declared length is enough to tell.
+      // The size limit answers first, as the API documents; a declared length is enough to tell.
       if (Number(request.headers.get('content-length')) > MAX_BODY_BYTES) {
         throw new ApiError(413, Messages.bodyTooLarge);
       }

@@ -49,7 +49,7 @@ export function keywordsOfRule(format: string): Record<string, unknown> | undefi
 /**
  * The `error` option for every schema node of a body: when Elysia's validation fails,
  * the domain's own parser, run on the whole body, names the first failing rule in the
- * order decisions.md gives (schemas only say *that* a body is wrong, parsers say *why*).
+ * order the API documents (schemas only say *that* a body is wrong, parsers say *why*).
  */
 export function bodyError(parse: (body: Record<string, unknown>) => unknown) {
   return ({ value }: { value: unknown }): Message => {

@@ -1,4 +1,4 @@
-// The public form of a link: exactly the fields interface.md lists for the mode, typed
+// The public form of a link: exactly the fields the API documents for the mode, typed
 // by the schemas the OpenAPI document shows (links/model.ts), so the two cannot part.
 // Pure: the stores' webhook payloads use it too (types only from the layers around it).
 

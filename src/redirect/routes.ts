@@ -231,7 +231,7 @@ export function createRedirect(options: RedirectRoutesOptions): Redirects {
       if (link.exhausted || (link.expiresAt !== null && Date.now() >= link.expiresAt)) {
         return expired();
       }
-      // Only a protected link takes a POST (decisions.md: a method a path does not serve is 404).
+      // Only a protected link takes a POST (a method a path does not serve is 404).
       if (link.passwordHash === null) return notFound();
       const key = `${code}\u0000${clientKey(clientOf, request, server)}`;
       const wait = wrongPasswords?.left(key) ?? 0;

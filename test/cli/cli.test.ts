@@ -21,7 +21,7 @@ function config(argv: string[], env: Record<string, string> = {}) {
 }
 
 describe('command line', () => {
-  test('defaults follow decisions.md', () => {
+  test('defaults are the documented ones', () => {
     expect(config([])).toEqual({
       mode: 'accounts',
       host: '0.0.0.0',

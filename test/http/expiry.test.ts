@@ -1,4 +1,4 @@
-// Links that expire (issue #10): past `expires_at`, or once `max_clicks` clicks are
+// Links that expire: past `expires_at`, or once `max_clicks` clicks are
 // counted, GET and HEAD /{code} answer 410 "Link expired" and count nothing, and the
 // link's status is "expired". max_clicks is exact however many visit at once.
 // Time is moved with setSystemTime rather than waited for: a link expires at the very

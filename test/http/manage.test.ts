@@ -1,4 +1,4 @@
-// Managing one link (issue #10): GET, PATCH and DELETE /api/links/{code}, who may use
+// Managing one link: GET, PATCH and DELETE /api/links/{code}, who may use
 // them in each mode, and the settings (expires_at, max_clicks, password) that PATCH
 // changes and POST /api/shorten accepts. What the settings do to a redirect is in
 // expiry.test.ts and password-links.test.ts.

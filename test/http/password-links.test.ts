@@ -1,4 +1,4 @@
-// Password-protected links (issue #10): GET /{code} shows a small page with a form,
+// Password-protected links: GET /{code} shows a small page with a form,
 // counting nothing; its POST with the right password counts the click and answers 303
 // See Other (a 307 would have the browser post the password on to the target); a wrong
 // one shows the page again with 401, and too many of them, per link and client

@@ -1,4 +1,4 @@
-// Issue #10, "Seeing traffic": GET /api/links/{code}/stats and /api/links/{code}/clicks.csv.
+// Seeing traffic: GET /api/links/{code}/stats and /api/links/{code}/clicks.csv.
 // Stats and the export answer the same whether a click is still in the log or already moved
 // into click records and day rollups; the client address becomes a country and is never
 // stored; retention removes old click records but keeps the day rollups.

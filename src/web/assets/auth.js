@@ -3,7 +3,7 @@
 
 import { byId } from './dom.js';
 
-/** The server's answer to a registration when the operator has closed it (interface.md). */
+/** The server's answer to a registration when the operator has closed it */
 const REGISTRATION_CLOSED = 'Registration is closed';
 
 /**

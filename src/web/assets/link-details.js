@@ -1,5 +1,5 @@
 // The settings of listed links (expiry, click limit, password), for the list's badges.
-// GET /api/links answers only the six fields interface.md fixes, so each row's detail
+// GET /api/links answers only the six fields of the link object, so each row's detail
 // comes from GET /api/links/{code}. Fetched when a row first shows (a page holds at most
 // 50), four at a time so that the list's poll and the person's own actions are never
 // stuck behind a burst of them, and again only when something that can change the
