@@ -429,6 +429,11 @@ describe('on PostgreSQL, with click batches committing at once', () => {
     // batches of several instances (or one instance's concurrent batches) may.
     await other.begin(async (tx) => {
       await tx`INSERT INTO clicks (link_id, created_at, source) VALUES (${a.id}, ${DAY_1}, 'slow')`;
+      // With its counts, as a batch adds them: its source, and no referrer, agent or country.
+      await tx`
+        INSERT INTO pending_values (link_id, day, log_column, has_value, value, shard, clicks)
+        SELECT ${a.id}, ${dayOf(DAY_1)}, code, code = 0, CASE code WHEN 0 THEN 'slow' ELSE '' END, 0, 1
+        FROM unnest(ARRAY[0, 2, 3, 4]) AS code`;
       await store.recordClicks([click(a.id, DAY_1 + 1, { source: 'fast' })]);
       expect(await store.rollUpClicks()).toBe(1);
     });
