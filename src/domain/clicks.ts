@@ -1,5 +1,6 @@
 // What kurz keeps of clicks, as the store, the stats and the exports share it: a click as
-// the log and the records hold it, and a day's count per dimension (click_days).
+// the log and the records hold it, a day's count per dimension (click_days), and the
+// log's clicks counted per day and raw value (pending_values).
 
 /** The dimensions of click_days, stored as these small codes. */
 export const Dimension = {
@@ -47,8 +48,9 @@ export type LogColumn = 'source' | 'querySource' | 'referrer' | 'userAgent' | 'c
 
 /**
  * Clicks of one day that share the raw value of one column of the log: what a store reads
- * of clicks not rolled up yet, grouped, so that a backlog costs memory per distinct value
- * rather than per click. Agents and referrers are classified by the reader, not in SQL.
+ * of clicks not rolled up yet (pending_values), so that a backlog costs time and memory
+ * per distinct value rather than per click. Agents and referrers are classified by the
+ * reader, not in SQL.
  */
 export interface ValueCount {
   day: number;
