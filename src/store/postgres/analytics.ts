@@ -41,32 +41,46 @@ export class PostgresAnalytics {
     const taken = await client.begin(async (tx) => {
       const rows: (ClickRow & { shard: number })[] = await tx.unsafe(TAKE_CLICKS, [limit]);
       if (rows.length === 0) return 0;
-      // Every click leaving the log leaves its counts, a deleted link's too.
+      await this.record(tx, rows, fresh);
+      // Every click leaving the log leaves its counts, a deleted link's too. Last, so the
+      // rows click batches add to are locked by this transaction only until its commit.
       await takePending(tx, rows);
-      // Clicks committed just after their link was deleted are dropped here.
-      const linkIds = [...new Set(rows.map((row) => row.linkId))];
-      const live: { id: number }[] =
-        await tx`SELECT id FROM links WHERE id = ANY(${linkIds}::int[])`;
-      const alive = new Set(live.map((row) => row.id));
-      const kept = rows.filter((row) => alive.has(row.linkId));
-      if (kept.length === 0) return rows.length;
-      const tally = new DayTally();
-      for (const row of kept) tally.add(row);
-      const strings = new Set(tally.values());
-      for (const row of kept) {
-        for (const value of [row.source, row.querySource, row.referrer]) {
-          if (value !== null) strings.add(value);
-        }
+      return rows.length;
+    });
+    this.strings.remember(fresh.strings);
+    this.agents.remember(fresh.agents);
+    return taken;
+  }
+
+  /** Writes the records and day counts of clicks taken out of the log, in `tx`. */
+  private async record(
+    tx: SQL,
+    rows: readonly ClickRow[],
+    fresh: { strings: Map<string, number>; agents: Map<string, number> },
+  ): Promise<void> {
+    // Clicks committed just after their link was deleted are dropped here.
+    const linkIds = [...new Set(rows.map((row) => row.linkId))];
+    const live: { id: number }[] = await tx`SELECT id FROM links WHERE id = ANY(${linkIds}::int[])`;
+    const alive = new Set(live.map((row) => row.id));
+    const kept = rows.filter((row) => alive.has(row.linkId));
+    if (kept.length === 0) return;
+    const tally = new DayTally();
+    for (const row of kept) tally.add(row);
+    const strings = new Set(tally.values());
+    for (const row of kept) {
+      for (const value of [row.source, row.querySource, row.referrer]) {
+        if (value !== null) strings.add(value);
       }
-      await this.intern(tx, strings, fresh.strings);
-      await this.internAgents(
-        tx,
-        new Set(kept.map((row) => row.userAgent).filter((ua): ua is string => ua !== null)),
-        fresh.agents,
-      );
-      const id = (value: string | null, cache: InternedIds, extra: Map<string, number>) =>
-        value === null ? null : (cache.get(value) ?? extra.get(value) ?? null);
-      await tx`
+    }
+    await this.intern(tx, strings, fresh.strings);
+    await this.internAgents(
+      tx,
+      new Set(kept.map((row) => row.userAgent).filter((ua): ua is string => ua !== null)),
+      fresh.agents,
+    );
+    const id = (value: string | null, cache: InternedIds, extra: Map<string, number>) =>
+      value === null ? null : (cache.get(value) ?? extra.get(value) ?? null);
+    await tx`
         INSERT INTO click_records (id, link_id, created_at, source, query_source, referrer, agent, country)
         SELECT * FROM unnest(${kept.map((r) => r.id)}::bigint[], ${kept.map((r) => r.linkId)}::int[],
                              ${kept.map((r) => r.createdAt)}::bigint[],
@@ -75,9 +89,9 @@ export class PostgresAnalytics {
                              ${kept.map((r) => id(r.referrer, this.strings, fresh.strings))}::int[],
                              ${kept.map((r) => id(r.userAgent, this.agents, fresh.agents))}::int[],
                              ${kept.map((r) => r.country)}::text[])`;
-      const days = tally.rows();
-      // In key order, so two instances adding to the same rows cannot deadlock.
-      await tx`
+    const days = tally.rows();
+    // In key order, so two instances adding to the same rows cannot deadlock.
+    await tx`
         INSERT INTO click_days (link_id, day, dimension, value, clicks)
         SELECT * FROM unnest(${days.map((d) => d.linkId)}::int[], ${days.map((d) => d.day)}::int[],
                              ${days.map((d) => d.dimension)}::smallint[],
@@ -86,11 +100,6 @@ export class PostgresAnalytics {
         ORDER BY 1, 2, 3, 4
         ON CONFLICT (link_id, day, dimension, value)
         DO UPDATE SET clicks = click_days.clicks + excluded.clicks`;
-      return rows.length;
-    });
-    this.strings.remember(fresh.strings);
-    this.agents.remember(fresh.agents);
-    return taken;
   }
 
   /** Day counts of the range and the link's clicks still in the log, from one snapshot. */
