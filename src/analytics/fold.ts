@@ -7,7 +7,6 @@ import {
   type DayCount,
   Dimension,
   type DimensionCode,
-  type LogColumn,
   type ValueCount,
 } from '../domain/clicks.ts';
 import { referrerHost } from './referrers.ts';
@@ -115,73 +114,5 @@ export class DayTally {
     const row = this.counts.get(key);
     if (row === undefined) this.counts.set(key, { linkId, day, dimension, value, clicks: n });
     else row.clicks += n;
-  }
-}
-
-/**
- * The distinct raw values a ValueTally holds before it folds them into its DayTally. Its
- * maps are garbage once folded: 20,000 left 66 MiB above idle at the peak of a
- * million-click backlog, 5,000 46 MiB, 2,000 42 MiB but more folds (bench/stats-backlog.ts).
- */
-export const VALUE_TALLY_LIMIT = 5_000;
-
-type DayValues = Record<LogColumn, Map<string | null, number>>;
-
-/**
- * Adds log rows of one link up by day and raw value of each column, for a store that
- * cannot group them in SQL fast enough (SQLite sorts to GROUP BY), and folds them into
- * `into`: whenever VALUE_TALLY_LIMIT values are held, and at fold(). A row is counted and
- * forgotten, so a backlog costs memory per distinct value, never per click, and the same
- * agent is parsed once per day rather than once per click.
- */
-export class ValueTally {
-  private days = new Map<number, DayValues>();
-  private size = 0;
-
-  constructor(
-    private readonly linkId: number,
-    private readonly into: DayTally,
-  ) {}
-
-  add(row: Omit<ClickRow, 'id' | 'linkId' | 'createdAt'> & { day: number }): void {
-    let values = this.days.get(row.day);
-    if (values === undefined) {
-      values = {
-        source: new Map(),
-        querySource: new Map(),
-        referrer: new Map(),
-        userAgent: new Map(),
-        country: new Map(),
-      };
-      this.days.set(row.day, values);
-    }
-    // No source counts nothing (see DayTally.add); most clicks have none.
-    if (row.source !== null) this.bump(values.source, row.source);
-    if (row.querySource !== null) this.bump(values.querySource, row.querySource);
-    this.bump(values.referrer, row.referrer);
-    this.bump(values.userAgent, row.userAgent);
-    this.bump(values.country, row.country);
-    if (this.size >= VALUE_TALLY_LIMIT) this.fold();
-  }
-
-  /** Folds what is held into the DayTally and forgets it. */
-  fold(): void {
-    for (const [day, values] of this.days) {
-      for (const column of Object.keys(values) as LogColumn[]) {
-        for (const [value, clicks] of values[column]) {
-          this.into.addValue(this.linkId, { day, column, value, clicks });
-        }
-      }
-    }
-    this.days = new Map();
-    this.size = 0;
-  }
-
-  private bump(values: Map<string | null, number>, value: string | null): void {
-    const clicks = values.get(value);
-    if (clicks === undefined) {
-      values.set(value, 1);
-      this.size++;
-    } else values.set(value, clicks + 1);
   }
 }

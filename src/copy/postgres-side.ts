@@ -1,9 +1,11 @@
 // `kurz copy` on a PostgreSQL database: its snapshot is one REPEATABLE READ transaction,
 // its writes one statement per chunk (the rows go in as arrays, unnest), and the click
-// counts (link_clicks) are built from the copied day counts and log once they are all in.
+// counts (link_clicks, pending_values) are built from the copied day counts and log once
+// they are all in.
 
 import type { SQL } from 'bun';
 import { describeDatabase } from '../domain/database-url.ts';
+import { COUNT_THE_LOG } from '../store/postgres/pending-values.ts';
 import type { PostgresStore } from '../store/postgres/postgres-store.ts';
 import {
   COLUMNS,
@@ -141,15 +143,18 @@ export class PostgresSide implements CopySide {
         await client.begin(async (tx) => {
           await tx`DELETE FROM link_totals`;
           await tx`DELETE FROM link_clicks`;
+          await tx`DELETE FROM pending_values`;
         });
       },
       async insert(table, rows) {
         await client.unsafe(insertStatement(table), byColumn(rows, COLUMNS[table].length));
       },
-      // One row per link, in shard 0: its humans and bots day counts plus its clicks in
+      // The counts of the copied log's clicks (pending_values) grouped in one statement;
+      // then one row per link, in shard 0: its humans and bots day counts plus its clicks in
       // the log, one aggregate over each. Counting each chunk's clicks as it went in cost
       // an upsert per link per chunk (copying 1M clicks took 32 s instead of 14).
       async countClicks() {
+        await client.unsafe(COUNT_THE_LOG);
         await client`
           INSERT INTO link_clicks (link_id, shard, clicks)
           SELECT link_id, 0, sum(n) FROM (

@@ -5,6 +5,7 @@
 import type { Database, SQLQueryBindings, Statement } from 'bun:sqlite';
 import { describeDatabase } from '../domain/database-url.ts';
 import { CLICKS_COLUMN, CLICKS_JOINS, CLICKS_OF_LINKS } from '../store/sqlite/click-counts.ts';
+import { COUNT_THE_LOG } from '../store/sqlite/pending-values.ts';
 import type { SqliteStore } from '../store/sqlite/sqlite-store.ts';
 import {
   COLUMNS,
@@ -174,6 +175,7 @@ export class SqliteSide implements CopySide {
     this.db.transaction(() => {
       this.statement('DELETE FROM link_totals').run();
       this.statement('DELETE FROM counts.link_clicks').run();
+      this.statement('DELETE FROM pending_values').run();
       this.statement('DELETE FROM counts.rollup').run();
       this.statement('DELETE FROM click_rollup').run();
     })();
@@ -185,7 +187,8 @@ export class SqliteSide implements CopySide {
    * seeds it (the log holds no click at or below the mark). Reads add the whole log
    * beyond it, so each link shows its day counts plus its clicks in the log, and the
    * rollup of a kurz started on the copy folds the log from there. Without records,
-   * no mark: the log is read whole, as in a new database.
+   * no mark: the log is read whole, as in a new database. The log's counts for stats
+   * (pending_values) are grouped from the copied log.
    */
   private countClicks(): void {
     this.db.transaction(() => {
@@ -193,6 +196,7 @@ export class SqliteSide implements CopySide {
       this.statement(`INSERT INTO counts.link_clicks (link_id, clicks)
         SELECT link_id, sum(clicks) FROM main.click_days WHERE dimension IN (0, 1)
         GROUP BY link_id`).run();
+      this.statement(COUNT_THE_LOG).run();
       if (through > 0) {
         this.statement('INSERT INTO click_rollup (id, through) VALUES (1, ?)').run(through);
         this.statement('INSERT INTO counts.rollup (id, through) VALUES (1, ?)').run(through);

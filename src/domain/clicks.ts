@@ -1,5 +1,6 @@
 // What kurz keeps of clicks, as the store, the stats and the exports share it: a click as
-// the log and the records hold it, and a day's count per dimension (click_days).
+// the log and the records hold it, a day's count per dimension (click_days), and the
+// log's clicks counted per day and raw value (pending_values).
 
 /** The dimensions of click_days, stored as these small codes. */
 export const Dimension = {
@@ -47,12 +48,84 @@ export type LogColumn = 'source' | 'querySource' | 'referrer' | 'userAgent' | 'c
 
 /**
  * Clicks of one day that share the raw value of one column of the log: what a store reads
- * of clicks not rolled up yet, grouped, so that a backlog costs memory per distinct value
- * rather than per click. Agents and referrers are classified by the reader, not in SQL.
+ * of clicks not rolled up yet (pending_values), so that a backlog costs time and memory
+ * per distinct value rather than per click. Agents and referrers are classified by the
+ * reader, not in SQL.
  */
 export interface ValueCount {
   day: number;
   column: LogColumn;
   value: string | null;
   clicks: number;
+}
+
+/** The log columns stats fold, each stored in pending_values as its index here. */
+export const LOG_COLUMNS = [
+  'source',
+  'querySource',
+  'referrer',
+  'userAgent',
+  'country',
+] as const satisfies readonly LogColumn[];
+
+/** A row of pending_values: clicks of one link still in the log sharing a day and a raw value. */
+export interface PendingCount extends ValueCount {
+  linkId: number;
+}
+
+const MS_PER_DAY = 86_400_000;
+
+type ColumnValues = Record<LogColumn, Map<string | null, number>>;
+
+/**
+ * Adds clicks of the log up as pending_values keeps them: by link, UTC day and raw value
+ * of each log column. A click without a source or query source adds nothing to that
+ * column, as stats count nothing for it.
+ */
+export class PendingTally {
+  private readonly links = new Map<number, Map<number, ColumnValues>>();
+
+  add(click: Pick<ClickRow, 'linkId' | 'createdAt' | LogColumn>): void {
+    let days = this.links.get(click.linkId);
+    if (days === undefined) {
+      days = new Map();
+      this.links.set(click.linkId, days);
+    }
+    const day = Math.floor(click.createdAt / MS_PER_DAY);
+    let values = days.get(day);
+    if (values === undefined) {
+      values = {
+        source: new Map(),
+        querySource: new Map(),
+        referrer: new Map(),
+        userAgent: new Map(),
+        country: new Map(),
+      };
+      days.set(day, values);
+    }
+    if (click.source !== null) bump(values.source, click.source);
+    if (click.querySource !== null) bump(values.querySource, click.querySource);
+    bump(values.referrer, click.referrer);
+    bump(values.userAgent, click.userAgent);
+    bump(values.country, click.country);
+  }
+
+  /** Every count held, one per key. */
+  rows(): PendingCount[] {
+    const rows: PendingCount[] = [];
+    for (const [linkId, days] of this.links) {
+      for (const [day, values] of days) {
+        for (const column of LOG_COLUMNS) {
+          for (const [value, clicks] of values[column]) {
+            rows.push({ linkId, day, column, value, clicks });
+          }
+        }
+      }
+    }
+    return rows;
+  }
+}
+
+function bump(values: Map<string | null, number>, value: string | null): void {
+  values.set(value, (values.get(value) ?? 0) + 1);
 }

@@ -1,6 +1,7 @@
 // The migrators of both databases, on migrations made up for the test: all of a start's
 // migrations commit together or not at all, the one that failed is named, a database
 // newer than the migrations is refused untouched, and the bookkeeping is drizzle's own.
+// And the real 0005, which counts a backlog already in the log for stats.
 // test/ops/upgrade.test.ts does the same through dist/kurz with the real migrations.
 
 import { Database } from 'bun:sqlite';
@@ -9,10 +10,15 @@ import { join } from 'node:path';
 import { SQL } from 'bun';
 import { drizzle } from 'drizzle-orm/bun-sqlite';
 import { migrate } from 'drizzle-orm/bun-sqlite/migrator';
-import type { EmbeddedMigration } from '../../src/store/embedded-migrations.ts';
+import { DayTally, dayOf } from '../../src/analytics/fold.ts';
+import type { ClickRow } from '../../src/domain/clicks.ts';
+import { type EmbeddedMigration, embeddedMigrations } from '../../src/store/embedded-migrations.ts';
 import { MigrationError } from '../../src/store/migrations.ts';
 import { applyMigrations as migratePostgres } from '../../src/store/postgres/migrate.ts';
+import { openPostgres } from '../../src/store/postgres/postgres-store.ts';
 import { applyMigrations as migrateSqlite } from '../../src/store/sqlite/migrate.ts';
+import { openSqlite } from '../../src/store/sqlite/sqlite-store.ts';
+import type { Store } from '../../src/store/store.ts';
 import { tempDir } from '../support/binary.ts';
 import { freshDatabase } from '../support/postgres.ts';
 
@@ -207,6 +213,69 @@ describe('migrations (SQLite only)', () => {
       expect(() => migrateSqlite(readonly)).not.toThrow();
     } finally {
       readonly.close();
+    }
+  });
+});
+
+/** Clicks of link 1 in the log before 0005, values repeated, nulls and '' apart, over three days. */
+const BACKLOG: ClickRow[] = Array.from({ length: 300 }, (_, i) => ({
+  id: i + 1,
+  linkId: 1,
+  createdAt: Date.UTC(2026, 5, 1) + (i % 3) * 86_400_000 + i,
+  source: [null, '', 'news'][i % 3] ?? null,
+  querySource: i % 4 ? null : 'qr',
+  referrer: [null, '', 'https://a.example/x', 'https://b.example/'][i % 4] ?? null,
+  userAgent: [null, 'curl/8.5.0', 'Mozilla/5.0 (compatible; Googlebot/2.1)'][i % 3] ?? null,
+  country: [null, 'FR', 'DE', 'NL'][i % 4] ?? null,
+}));
+
+const BEFORE_PENDING_VALUES = 5;
+const LINK_AND_BACKLOG = [
+  "INSERT INTO links (id, original_url, short_code, created_at) VALUES (1, 'https://x.example', 'a', 0)",
+  `INSERT INTO clicks (id, link_id, source, query_source, referrer, user_agent, created_at, country)
+   VALUES ${BACKLOG.map(
+     (c) =>
+       `(${c.id}, 1, ${[c.source, c.querySource, c.referrer, c.userAgent]
+         .map((v) => (v === null ? 'NULL' : `'${v}'`))
+         .join(', ')}, ${c.createdAt}, ${c.country === null ? 'NULL' : `'${c.country}'`})`,
+   ).join(', ')}`,
+];
+
+describe.each(['sqlite', 'postgres'] as const)('migration 0005 (%s)', (engine) => {
+  test('a backlog in the log before it shows in stats after it, as the rollup folds it', async () => {
+    const earlier = embeddedMigrations(engine).slice(0, BEFORE_PENDING_VALUES);
+    expect(earlier.at(-1)?.tag).toBe('0004_webhook_clicks_index');
+    let store: Store;
+    if (engine === 'sqlite') {
+      const path = join(tempDir(), 'kurz.db');
+      const db = new Database(path, { create: true });
+      migrateSqlite(db, earlier);
+      for (const statement of LINK_AND_BACKLOG) db.run(statement);
+      db.close();
+      store = openSqlite({ path, durability: 'normal', rollup: { intervalMs: 0 } });
+    } else {
+      const url = await freshDatabase();
+      const sql = new SQL(url, { max: 1 });
+      await migratePostgres(sql, undefined, earlier);
+      for (const statement of LINK_AND_BACKLOG) await sql.unsafe(statement);
+      await sql.close();
+      store = await openPostgres({ url, pool: 2, analyticsIntervalMs: 0 });
+    }
+    try {
+      const expected = new DayTally();
+      for (const c of BACKLOG) expected.add(c);
+      const first = dayOf(Date.UTC(2026, 5, 1));
+      const traffic = await store.linkTraffic(1, first, first + 2);
+      expect(traffic.days).toEqual([]);
+      expect(traffic.pending).toEqual(expected.rows());
+      await store.rollUpClicks();
+      const moved = await store.linkTraffic(1, first, first + 2);
+      expect(moved.pending).toEqual([]);
+      const rolledUp = new DayTally();
+      for (const row of moved.days) rolledUp.addCount(row);
+      expect(rolledUp.rows()).toEqual(expected.rows());
+    } finally {
+      await store.close();
     }
   });
 });

@@ -3,9 +3,12 @@
 // files and PRAGMAs; PostgreSQL's several instances on one database) is tested below.
 
 import { describe, expect, onTestFinished, test } from 'bun:test';
+import { LOG_COLUMNS, PendingTally } from '../../src/domain/clicks.ts';
 import { type ApiKey, KEY_LIMIT_REACHED, type NewApiKey } from '../../src/store/accounts.ts';
 import { embeddedMigrations } from '../../src/store/embedded-migrations.ts' with { type: 'macro' };
+import { PostgresAnalytics } from '../../src/store/postgres/analytics.ts';
 import { openPostgres, type PostgresStore } from '../../src/store/postgres/postgres-store.ts';
+import { SqliteAnalytics } from '../../src/store/sqlite/analytics.ts';
 import { openSqlite, type SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import {
   type Click,
@@ -517,6 +520,182 @@ describe.each(['sqlite', 'postgres'] as const)('Rollup of a backlog on %s', (bac
     expect((await server.findLinkDetail('a'))?.clicks).toBe(5);
   });
 });
+
+/** A store whose click log moves only when the test moves it. */
+async function still(backend: Backend): Promise<Store> {
+  const store =
+    backend === 'sqlite'
+      ? openSqlite({ path: ':memory:', durability: 'normal', rollup: { intervalMs: 0 } })
+      : await openPostgres({ url: await freshSchemaUrl(), pool: 2, analyticsIntervalMs: 0 });
+  onTestFinished(() => store.close());
+  atCleanUp(() => store.close());
+  return store;
+}
+
+/** Moves the oldest `limit` clicks of the log, as one step of the rollup does. */
+async function moveSome(store: Store, limit: number): Promise<void> {
+  if (store.kind === 'sqlite') {
+    const { sqlite, rollup } = store as SqliteStore;
+    rollup.flush();
+    const analytics = new SqliteAnalytics(sqlite);
+    try {
+      analytics.step(limit, rollup.counted);
+    } finally {
+      analytics.finalize();
+    }
+    return;
+  }
+  await new PostgresAnalytics().step((store as PostgresStore).client, limit);
+}
+
+type Tallied = [linkId: number, day: number, column: string, value: string | null, clicks: number];
+
+/**
+ * pending_values (shards summed) and the same counts made from the log, read from one
+ * snapshot, each sorted: the two must always be equal. Rows at zero or below are listed
+ * apart: there must be none.
+ */
+async function talliesAndLog(store: Store) {
+  const read = async (query: (sql: string) => Promise<Record<string, unknown>[]>) => {
+    const kept = await query(
+      `SELECT link_id AS "linkId", day, log_column AS code,
+              CASE WHEN has_value = ${store.kind === 'sqlite' ? 1 : 'true'} THEN value END AS value,
+              CAST(sum(clicks) AS INTEGER) AS clicks, CAST(min(clicks) AS INTEGER) AS least
+       FROM pending_values GROUP BY link_id, day, log_column, has_value, value`,
+    );
+    const log = await query(
+      `SELECT link_id AS "linkId", CAST(created_at AS ${store.kind === 'sqlite' ? 'INTEGER' : 'float8'}) AS "createdAt",
+              source, query_source AS "querySource", referrer, user_agent AS "userAgent", country
+       FROM clicks`,
+    );
+    return { kept, log };
+  };
+  const { kept, log } =
+    store.kind === 'sqlite'
+      ? await read(async (sql) => (store as SqliteStore).sqlite.query(sql).all() as never)
+      : await (store as PostgresStore).client.begin('isolation level repeatable read', (tx) =>
+          read((sql) => tx.unsafe(sql)),
+        );
+  const folded = new PendingTally();
+  for (const row of log) folded.add(row as unknown as Click);
+  const order = (rows: Tallied[]) =>
+    rows.sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1));
+  return {
+    tallies: order(
+      kept.map((r) => [
+        Number(r.linkId),
+        Number(r.day),
+        LOG_COLUMNS[Number(r.code)] as string,
+        r.value as string | null,
+        Number(r.clicks),
+      ]),
+    ),
+    log: order(folded.rows().map((r) => [r.linkId, r.day, r.column, r.value, r.clicks])),
+    empty: kept.filter((r) => Number(r.least) <= 0).length,
+    logged: log.length,
+  };
+}
+
+/** Clicks whose values repeat, with nulls and empty strings apart, over two days. */
+const varied = (linkId: number, n: number, from = 0): Click[] =>
+  Array.from({ length: n }, (_, k) => {
+    const i = from + k;
+    return {
+      ...click(linkId, i),
+      source: [null, '', 'news'][i % 3] ?? null,
+      querySource: i % 4 ? null : 'qr',
+      referrer: [null, '', 'https://a.example/x', 'https://b.example/'][i % 4] ?? null,
+      userAgent: [null, '', 'curl/8.5.0', 'Mozilla/5.0 (compatible; Googlebot/2.1)'][i % 4] ?? null,
+      country: [null, 'FR', 'DE'][i % 3] ?? null,
+      createdAt: 1_795_000_000_000 + (i % 2) * 86_400_000 + i,
+    };
+  });
+
+describe.each(['sqlite', 'postgres'] as const)(
+  'Counts of the log (pending_values) on %s',
+  (backend) => {
+    test('equal a fold of the log after clicks are written, the same keys again, and clicks imported', async () => {
+      const store = await still(backend);
+      const [a, b] = [await make(store, 'a'), await make(store, 'b')];
+      await store.recordClicks([...varied(a.id, 40), ...varied(b.id, 7)]);
+      await store.recordClicks(varied(a.id, 40, 3));
+      let now = await talliesAndLog(store);
+      expect(now.logged).toBe(87);
+      expect(now.tallies).toEqual(now.log);
+      await store.importClicks(
+        varied(b.id, 25, 100).map((c) => ({ ...c, createdAt: c.createdAt - 1e10 })),
+      );
+      now = await talliesAndLog(store);
+      expect([now.logged, now.empty]).toEqual([112, 0]);
+      expect(now.tallies).toEqual(now.log);
+    });
+
+    test('equal a fold of the log after a partial rollup, and are empty once it has all moved', async () => {
+      const store = await still(backend);
+      const [a, b] = [await make(store, 'a'), await make(store, 'b')];
+      await store.recordClicks([...varied(a.id, 30), ...varied(b.id, 30)]);
+      await store.recordClicks(varied(a.id, 30, 30));
+      await moveSome(store, 45);
+      let now = await talliesAndLog(store);
+      expect([now.logged, now.empty]).toEqual([45, 0]);
+      expect(now.tallies).toEqual(now.log);
+      await store.rollUpClicks();
+      now = await talliesAndLog(store);
+      expect([now.logged, now.tallies]).toEqual([0, []]);
+    });
+
+    test('count only the clicks a limited link keeps, not those it refuses', async () => {
+      const store = await still(backend);
+      const [a, b] = [await make(store, 'a', { maxClicks: 3 }), await make(store, 'b')];
+      const refused = await store.recordClicks([
+        ...varied(a.id, 5).map((c) => ({ ...c, limited: true })),
+        ...varied(b.id, 4),
+      ]);
+      expect(refused).toBeDefined();
+      const now = await talliesAndLog(store);
+      expect(now.logged).toBe(7);
+      expect(now.tallies).toEqual(now.log);
+      const ofA = now.tallies.filter(
+        ([linkId, , column]) => linkId === a.id && column === 'userAgent',
+      );
+      expect(ofA.reduce((sum, row) => sum + row[4], 0)).toBe(3);
+    });
+
+    test('go with a deleted link, and its clicks committed after it leave none behind', async () => {
+      const store = await still(backend);
+      const [a, b] = [await make(store, 'a'), await make(store, 'b')];
+      await store.recordClicks([...varied(a.id, 20), ...varied(b.id, 20)]);
+      expect(await store.deleteLink(a.id)).toBe(true);
+      let now = await talliesAndLog(store);
+      expect(now.tallies.some(([linkId]) => linkId === a.id)).toBe(false);
+      expect(now.tallies).toEqual(now.log);
+      // A batch resolved before the delete commits after it: the rollup drops its clicks.
+      await store.recordClicks(varied(a.id, 6));
+      now = await talliesAndLog(store);
+      expect(now.tallies).toEqual(now.log);
+      await store.rollUpClicks();
+      now = await talliesAndLog(store);
+      expect([now.logged, now.tallies, now.empty]).toEqual([0, [], 0]);
+    });
+
+    test('stats of a backlog fold them as the rollup folds the clicks', async () => {
+      const store = await still(backend);
+      const a = await make(store, 'a');
+      const clicks = [...varied(a.id, 60), ...varied(a.id, 60, 7)];
+      await store.recordClicks(clicks);
+      const day = Math.floor(1_795_000_000_000 / 86_400_000);
+      const pending = (await store.linkTraffic(a.id, day, day + 1)).pending;
+      await store.rollUpClicks();
+      const traffic = await store.linkTraffic(a.id, day, day + 1);
+      expect(traffic.pending).toEqual([]);
+      const sorted = (rows: typeof pending) =>
+        [...rows].sort(
+          (x, y) => x.day - y.day || x.dimension - y.dimension || (x.value < y.value ? -1 : 1),
+        );
+      expect(sorted(pending)).toEqual(sorted(traffic.days));
+    });
+  },
+);
 
 describe('SQLite: a tool importing clicks beside the server', () => {
   test('imported ids follow every id used, and the server carries on past them, counts exact', async () => {

@@ -1,46 +1,29 @@
 // The analytics side of the PostgreSQL store. The click log (`clicks`) is a queue: each
 // instance's rollup takes a chunk of it (SKIP LOCKED, so instances share the work and
 // never take the same clicks), and in the same transaction deletes it, writes compact
-// click records and adds to the day rollups. A crash rolls all of it back: no click is
-// lost or counted twice. Counts (link_clicks) are kept at click time and not touched.
+// click records, adds to the day rollups and takes the chunk's counts out of
+// pending_values. A crash rolls all of it back: no click is lost or counted twice.
+// Counts (link_clicks) are kept at click time and not touched.
 
 import type { SQL } from 'bun';
-import { DayTally, startOfDay } from '../../analytics/fold.ts';
+import { DayTally } from '../../analytics/fold.ts';
 import { describeAgent } from '../../analytics/user-agents.ts';
-import type { ClickRow, DayCount, ValueCount } from '../../domain/clicks.ts';
+import type { ClickRow, DayCount } from '../../domain/clicks.ts';
 import { InternedIds } from '../interned-ids.ts';
 import type { LinkTraffic } from '../store.ts';
+import { pendingRow, READ_PENDING, takePending } from './pending-values.ts';
 
 const RAW_COLUMNS = `id::float8 AS id, link_id AS "linkId", created_at::float8 AS "createdAt",
   source, query_source AS "querySource", referrer, user_agent AS "userAgent", country`;
 
-/** Takes, deletes and returns up to $1 clicks of the log, oldest first, skipping any another instance holds. */
+/**
+ * Takes, deletes and returns up to $1 clicks of the log, oldest first, skipping any
+ * another instance holds, each with the shard of pending_values its batch counted it in.
+ */
 const TAKE_CLICKS = `
   DELETE FROM clicks WHERE id IN (
     SELECT id FROM clicks ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED)
-  RETURNING ${RAW_COLUMNS}`;
-
-/**
- * A link's clicks in the log over a range ($1 link, $2 and $3 the range's ms), counted by
- * UTC day and raw value of each column: one hashed GROUP BY per column.
- */
-const PENDING_VALUES = (
-  [
-    ['source', 'source'],
-    ['querySource', 'query_source'],
-    ['referrer', 'referrer'],
-    ['userAgent', 'user_agent'],
-    ['country', 'country'],
-  ] as const
-)
-  .map(
-    ([name, column]) => `
-      SELECT (created_at / 86400000)::int AS day, '${name}' AS "column", ${column}::text AS value,
-             count(*)::float8 AS clicks
-      FROM clicks WHERE link_id = $1 AND created_at >= $2 AND created_at < $3
-      GROUP BY 1, 3`,
-  )
-  .join(' UNION ALL ');
+  RETURNING ${RAW_COLUMNS}, shard`;
 
 /** Grouped rows fetched at a time: a flood of distinct values is never held at once. */
 const PENDING_CHUNK = 2000;
@@ -56,32 +39,48 @@ export class PostgresAnalytics {
   async step(client: SQL, limit: number): Promise<number> {
     const fresh = { strings: new Map<string, number>(), agents: new Map<string, number>() };
     const taken = await client.begin(async (tx) => {
-      const rows: ClickRow[] = await tx.unsafe(TAKE_CLICKS, [limit]);
+      const rows: (ClickRow & { shard: number })[] = await tx.unsafe(TAKE_CLICKS, [limit]);
       if (rows.length === 0) return 0;
-      // Clicks committed just after their link was deleted are dropped here.
-      const linkIds = [...new Set(rows.map((row) => row.linkId))];
-      const live: { id: number }[] =
-        await tx`SELECT id FROM links WHERE id = ANY(${linkIds}::int[])`;
-      const alive = new Set(live.map((row) => row.id));
-      const kept = rows.filter((row) => alive.has(row.linkId));
-      if (kept.length === 0) return rows.length;
-      const tally = new DayTally();
-      for (const row of kept) tally.add(row);
-      const strings = new Set(tally.values());
-      for (const row of kept) {
-        for (const value of [row.source, row.querySource, row.referrer]) {
-          if (value !== null) strings.add(value);
-        }
+      await this.record(tx, rows, fresh);
+      // Every click leaving the log leaves its counts, a deleted link's too. Last, so the
+      // rows click batches add to are locked by this transaction only until its commit.
+      await takePending(tx, rows);
+      return rows.length;
+    });
+    this.strings.remember(fresh.strings);
+    this.agents.remember(fresh.agents);
+    return taken;
+  }
+
+  /** Writes the records and day counts of clicks taken out of the log, in `tx`. */
+  private async record(
+    tx: SQL,
+    rows: readonly ClickRow[],
+    fresh: { strings: Map<string, number>; agents: Map<string, number> },
+  ): Promise<void> {
+    // Clicks committed just after their link was deleted are dropped here.
+    const linkIds = [...new Set(rows.map((row) => row.linkId))];
+    const live: { id: number }[] = await tx`SELECT id FROM links WHERE id = ANY(${linkIds}::int[])`;
+    const alive = new Set(live.map((row) => row.id));
+    const kept = rows.filter((row) => alive.has(row.linkId));
+    if (kept.length === 0) return;
+    const tally = new DayTally();
+    for (const row of kept) tally.add(row);
+    const strings = new Set(tally.values());
+    for (const row of kept) {
+      for (const value of [row.source, row.querySource, row.referrer]) {
+        if (value !== null) strings.add(value);
       }
-      await this.intern(tx, strings, fresh.strings);
-      await this.internAgents(
-        tx,
-        new Set(kept.map((row) => row.userAgent).filter((ua): ua is string => ua !== null)),
-        fresh.agents,
-      );
-      const id = (value: string | null, cache: InternedIds, extra: Map<string, number>) =>
-        value === null ? null : (cache.get(value) ?? extra.get(value) ?? null);
-      await tx`
+    }
+    await this.intern(tx, strings, fresh.strings);
+    await this.internAgents(
+      tx,
+      new Set(kept.map((row) => row.userAgent).filter((ua): ua is string => ua !== null)),
+      fresh.agents,
+    );
+    const id = (value: string | null, cache: InternedIds, extra: Map<string, number>) =>
+      value === null ? null : (cache.get(value) ?? extra.get(value) ?? null);
+    await tx`
         INSERT INTO click_records (id, link_id, created_at, source, query_source, referrer, agent, country)
         SELECT * FROM unnest(${kept.map((r) => r.id)}::bigint[], ${kept.map((r) => r.linkId)}::int[],
                              ${kept.map((r) => r.createdAt)}::bigint[],
@@ -90,9 +89,9 @@ export class PostgresAnalytics {
                              ${kept.map((r) => id(r.referrer, this.strings, fresh.strings))}::int[],
                              ${kept.map((r) => id(r.userAgent, this.agents, fresh.agents))}::int[],
                              ${kept.map((r) => r.country)}::text[])`;
-      const days = tally.rows();
-      // In key order, so two instances adding to the same rows cannot deadlock.
-      await tx`
+    const days = tally.rows();
+    // In key order, so two instances adding to the same rows cannot deadlock.
+    await tx`
         INSERT INTO click_days (link_id, day, dimension, value, clicks)
         SELECT * FROM unnest(${days.map((d) => d.linkId)}::int[], ${days.map((d) => d.day)}::int[],
                              ${days.map((d) => d.dimension)}::smallint[],
@@ -101,11 +100,6 @@ export class PostgresAnalytics {
         ORDER BY 1, 2, 3, 4
         ON CONFLICT (link_id, day, dimension, value)
         DO UPDATE SET clicks = click_days.clicks + excluded.clicks`;
-      return rows.length;
-    });
-    this.strings.remember(fresh.strings);
-    this.agents.remember(fresh.agents);
-    return taken;
   }
 
   /** Day counts of the range and the link's clicks still in the log, from one snapshot. */
@@ -116,19 +110,18 @@ export class PostgresAnalytics {
                d.clicks::float8 AS clicks
         FROM click_days d LEFT JOIN click_strings s ON s.id = d.value
         WHERE d.link_id = ${linkId} AND d.day BETWEEN ${fromDay} AND ${toDay}`;
+      // The log's clicks as pending_values counts them: each distinct value is classified once.
       const pending = new DayTally();
-      // The planner sorts a million rows for each GROUP BY (external merge, 1.5–2× slower
-      // measured) where a hash table of the distinct values does; the server spills that
-      // to disk past work_mem, so forbidding the sort costs no more memory.
-      await tx.unsafe('SET LOCAL enable_sort = off');
-      await tx.unsafe(`DECLARE pending_values NO SCROLL CURSOR FOR ${PENDING_VALUES}`, [
+      await tx.unsafe(`DECLARE pending NO SCROLL CURSOR FOR ${READ_PENDING}`, [
         linkId,
-        startOfDay(fromDay),
-        startOfDay(toDay + 1),
+        fromDay,
+        toDay,
       ]);
       for (;;) {
-        const chunk: ValueCount[] = await tx.unsafe(`FETCH ${PENDING_CHUNK} FROM pending_values`);
-        for (const row of chunk) pending.addValue(linkId, row);
+        const chunk: Parameters<typeof pendingRow>[0][] = await tx.unsafe(
+          `FETCH ${PENDING_CHUNK} FROM pending`,
+        );
+        for (const row of chunk) pending.addValue(linkId, pendingRow(row));
         if (chunk.length < PENDING_CHUNK) break;
       }
       return { days, pending: pending.rows() };

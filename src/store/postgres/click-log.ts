@@ -8,6 +8,7 @@ import type { ClickSteps } from '../../clicks/pipeline.ts';
 import { shareLimits } from '../click-limits.ts';
 import type { Click, RefusedClicks } from '../store.ts';
 import type { PostgresAnalytics } from './analytics.ts';
+import { addPending, pendingParams } from './pending-values.ts';
 import { CLICKS_OUTBOX } from './webhooks.ts';
 
 /** Shards of each link's click count (see link_clicks in schema.ts). */
@@ -15,16 +16,18 @@ const COUNT_SHARDS = 16;
 
 /**
  * The click batch's one statement: the records go in as arrays (unnest), the counts,
- * summed per link by the caller, are added to one shard each, and the webhooks that
- * want clicks get their messages (CLICKS_OUTBOX). A constant text run with `unsafe`, so
+ * summed per link by the caller, are added to one shard each, as are the counts of
+ * pending_values, summed per key by the caller, and the webhooks that want clicks get
+ * their messages (CLICKS_OUTBOX). A constant text run with `unsafe`, so
  * the client prepares it once and does no template work per batch.
  */
 const RECORD_CLICKS = `
   WITH added AS (
-    INSERT INTO clicks (link_id, source, query_source, referrer, user_agent, created_at, country)
-    SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[],
-                         $7::text[])
-  ), ${CLICKS_OUTBOX}
+    INSERT INTO clicks (link_id, source, query_source, referrer, user_agent, created_at, country,
+                        shard)
+    SELECT *, $8::smallint FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::text[],
+                                       $6::bigint[], $7::text[])
+  ), ${addPending(12, 8)}, ${CLICKS_OUTBOX}
   INSERT INTO link_clicks (link_id, shard, clicks)
   SELECT link, $8::smallint, n FROM unnest($9::int[], $10::bigint[]) AS t(link, n)
   ORDER BY link
@@ -56,7 +59,7 @@ function clickParams(batch: readonly Click[], shard: number): unknown[] {
   const links = [...perLink.keys()].sort((a, b) => a - b);
   const counts = links.map((id) => perLink.get(id) as number);
   const params: unknown[] = [linkIds, sources, querySources, referrers, userAgents, times];
-  params.push(countries, shard, links, counts, Date.now());
+  params.push(countries, shard, links, counts, Date.now(), ...pendingParams(batch));
   return params;
 }
 

@@ -73,6 +73,9 @@ export const clicks = pgTable(
     createdAt: millis('created_at').notNull(),
     // Looked up from the client address when the batch is written; the address is never stored.
     country: varchar('country', { length: 2 }),
+    // The shard of pending_values the click's batch added its counts to: the rollup
+    // takes them away from the same rows. Not on SQLite (one writer, no shards).
+    shard: smallint('shard').notNull().default(0),
   },
   (table) => [index('clicks_link').on(table.linkId)],
 );
@@ -141,6 +144,29 @@ export const clickDays = pgTable(
     clicks: bigint('clicks', { mode: 'number' }).notNull(),
   },
   (table) => [primaryKey({ columns: [table.linkId, table.day, table.dimension, table.value] })],
+);
+
+/**
+ * The clicks still in the log, counted as on SQLite (see store/sqlite/schema.ts), each
+ * key split in shards as link_clicks is: a click batch adds to the shard it took for its
+ * counts, so instances writing clicks of one link at once rarely wait on one row.
+ */
+export const pendingValues = pgTable(
+  'pending_values',
+  {
+    linkId: integer('link_id').notNull(),
+    day: integer('day').notNull(),
+    logColumn: smallint('log_column').notNull(),
+    hasValue: boolean('has_value').notNull(),
+    value: text('value').notNull(),
+    shard: smallint('shard').notNull(),
+    clicks: bigint('clicks', { mode: 'number' }).notNull(),
+  },
+  (table) => [
+    primaryKey({
+      columns: [table.linkId, table.day, table.logColumn, table.hasValue, table.value, table.shard],
+    }),
+  ],
 );
 
 /** How many links each owner has (owner 0: links of no one), kept by triggers. */
@@ -222,4 +248,10 @@ export const webhookDeliveries = pgTable(
  * its counts. Without foreign keys (see `clicks`), removing a link, or a user with their
  * links, removes their rows from each of these by hand.
  */
-export const LINK_CLICK_TABLES = ['clicks', 'click_records', 'click_days', 'link_clicks'] as const;
+export const LINK_CLICK_TABLES = [
+  'clicks',
+  'click_records',
+  'click_days',
+  'link_clicks',
+  'pending_values',
+] as const;

@@ -1,14 +1,16 @@
 // The analytics side of the SQLite store. The click log (`clicks`) is a queue: a rollup
 // on the event loop moves its rows, once they are counted (see click-counts.ts), into
-// compact click records and daily rollups, in one transaction per slice. What has not
-// moved yet is read from the log, so stats and exports see every committed click.
+// compact click records and daily rollups, in one transaction per slice, taking their
+// counts out of pending_values. What has not moved yet is read from pending_values
+// (stats) or the log (exports), so both see every committed click.
 
 import type { Database, Statement } from 'bun:sqlite';
-import { DayTally, startOfDay, ValueTally } from '../../analytics/fold.ts';
+import { DayTally } from '../../analytics/fold.ts';
 import { describeAgent } from '../../analytics/user-agents.ts';
-import type { ClickRow, DayCount } from '../../domain/clicks.ts';
+import { type ClickRow, type DayCount, PendingTally } from '../../domain/clicks.ts';
 import { InternedIds } from '../interned-ids.ts';
 import type { LinkTraffic } from '../store.ts';
+import { SqlitePendingValues } from './pending-values.ts';
 
 const RAW_COLUMNS = `id, link_id AS linkId, created_at AS createdAt, source,
   query_source AS querySource, referrer, user_agent AS userAgent, country`;
@@ -49,9 +51,6 @@ export function reconcileCounts(sqlite: Database): void {
   })();
 }
 
-/** A click of the log as stats fold it: its UTC day and the columns they count. */
-type PendingRow = Omit<ClickRow, 'id' | 'linkId' | 'createdAt'> & { day: number };
-
 export class SqliteAnalytics {
   private readonly statements: Statement[] = [];
   private readonly strings = new InternedIds();
@@ -68,7 +67,7 @@ export class SqliteAnalytics {
   private readonly mark;
   private readonly readMark;
   private readonly dayRows;
-  private readonly pendingRows;
+  private readonly pendingValues;
   private readonly recordRows;
   private readonly rawRows;
   private readonly prune;
@@ -134,13 +133,7 @@ export class SqliteAnalytics {
        FROM click_days d LEFT JOIN click_strings s ON s.id = d.value
        WHERE d.link_id = ? AND d.day BETWEEN ? AND ?`,
     );
-    // Read as a stream and counted in JS: SQLite's GROUP BY sorts every row first, which
-    // measured slower than this one pass (see bench/stats-backlog.ts).
-    this.pendingRows = prepare<PendingRow, [number, number, number, number]>(
-      `SELECT CAST(created_at / 86400000 AS INTEGER) AS day, source,
-              query_source AS querySource, referrer, user_agent AS userAgent, country
-       FROM clicks WHERE id > ? AND link_id = ? AND created_at >= ? AND created_at < ?`,
-    );
+    this.pendingValues = new SqlitePendingValues(sqlite);
     this.recordRows = prepare<ClickRow, [number, number, number]>(
       `SELECT r.id, r.link_id AS linkId, r.created_at AS createdAt, s.value AS source,
               q.value AS querySource, f.value AS referrer, a.value AS userAgent, r.country
@@ -167,6 +160,10 @@ export class SqliteAnalytics {
       const fresh = { strings: new Map<string, number>(), agents: new Map<string, number>() };
       const exists = new Map<number, boolean>();
       const tally = new DayTally();
+      // Every click leaving the log leaves its counts, a deleted link's too.
+      const leaving = new PendingTally();
+      for (const row of rows) leaving.add(row);
+      this.pendingValues.take(leaving.rows());
       for (const row of rows) {
         let known = exists.get(row.linkId);
         if (known === undefined) {
@@ -201,17 +198,9 @@ export class SqliteAnalytics {
 
     this.traffic = sqlite.transaction((linkId: number, fromDay: number, toDay: number) => {
       const days = this.dayRows.all(linkId, fromDay, toDay);
+      // The log's clicks as pending_values counts them: each distinct value is classified once.
       const pending = new DayTally();
-      const values = new ValueTally(linkId, pending);
-      const mark = this.readMark.get()?.t ?? 0;
-      const rows = this.pendingRows.iterate(
-        mark,
-        linkId,
-        startOfDay(fromDay),
-        startOfDay(toDay + 1),
-      );
-      for (const row of rows) values.add(row);
-      values.fold();
+      this.pendingValues.forEach(linkId, fromDay, toDay, (row) => pending.addValue(linkId, row));
       return { days, pending: pending.rows() };
     });
 
@@ -247,6 +236,7 @@ export class SqliteAnalytics {
 
   finalize(): void {
     for (const statement of this.statements) statement.finalize();
+    this.pendingValues.finalize();
   }
 
   private intern(value: string | null, fresh: Map<string, number>): number | null {

@@ -5,11 +5,13 @@
 
 import { type Database, SQLiteError } from 'bun:sqlite';
 import type { ClickSteps } from '../../clicks/pipeline.ts';
+import { PendingTally } from '../../domain/clicks.ts';
 import { shareLimits } from '../click-limits.ts';
 import type { Click, RefusedClicks } from '../store.ts';
 import type { SqliteAnalytics } from './analytics.ts';
 import type { ClickRollup } from './click-counts.ts';
 import { classify } from './open.ts';
+import { SqlitePendingValues } from './pending-values.ts';
 import type { SqliteWebhooks } from './webhooks.ts';
 
 /** Work done inside a click batch's transaction, after its rows. */
@@ -24,17 +26,25 @@ const CLICK_COLUMNS =
 const CLICK_ROW = '(?, ?, ?, ?, ?, ?, ?, ?)';
 const CLICK_FIELDS = 8;
 
+/** Adds a batch's clicks to pending_values, one upsert per distinct key, in its transaction. */
+function countPending(pending: SqlitePendingValues, batch: readonly Click[]): void {
+  const tally = new PendingTally();
+  for (let i = 0; i < batch.length; i++) tally.add(batch[i] as Click);
+  pending.add(tally.rows());
+}
+
 /**
  * The hot write of kurz, on bun:sqlite statements directly (drizzle's placeholder
  * filling costs more than the insert): one transaction per batch, appending click rows
- * 16 at a time. Nothing else is written: counts are rolled up from this log.
+ * 16 at a time, then the batch's counts in pending_values, one upsert per distinct
+ * (link, day, column, value). Counts of links are rolled up from this log.
  *
  * Ids are given here, not left to SQLite: the analytics rollup empties the log, and
  * SQLite would then hand out ids from 1 again, below the marks that say which clicks
  * are counted and moved. One process writes the log, so a counter in memory is exact;
  * it starts past every id the log, the records and the marks have seen.
  */
-function clickLog(sqlite: Database) {
+function clickLog(sqlite: Database, pending: SqlitePendingValues) {
   const insertOne = sqlite.prepare(`INSERT INTO clicks ${CLICK_COLUMNS} VALUES ${CLICK_ROW}`);
   const insertChunk = sqlite.prepare(
     `INSERT INTO clicks ${CLICK_COLUMNS} VALUES ${Array(CLICK_CHUNK).fill(CLICK_ROW).join(', ')}`,
@@ -84,6 +94,7 @@ function clickLog(sqlite: Database) {
         c.country,
       );
     }
+    countPending(pending, batch);
     also?.();
   });
   /**
@@ -125,7 +136,7 @@ function clickLog(sqlite: Database) {
  * taken and starts past them (see clickLog), so ids still follow commit order, as the
  * rollup needs.
  */
-function clickImport(sqlite: Database) {
+function clickImport(sqlite: Database, pending: SqlitePendingValues) {
   const highest = `(SELECT max(
        (SELECT coalesce(max(id), 0) FROM clicks),
        (SELECT coalesce(max(id), 0) FROM click_records),
@@ -175,6 +186,7 @@ function clickImport(sqlite: Database) {
         c.country,
       );
     }
+    countPending(pending, batch);
     return id;
   });
   return {
@@ -232,7 +244,8 @@ export function sqliteClicks(
   hooks: SqliteWebhooks,
   wrote: (clicks: number) => void,
 ) {
-  const clicks = clickLog(sqlite);
+  const pending = new SqlitePendingValues(sqlite);
+  const clicks = clickLog(sqlite, pending);
   const appendLimited = limitedClickLog(sqlite, clicks.append);
   let imports: ReturnType<typeof clickImport> | undefined;
   /** Puts a batch's clicks in the outbox, inside the batch's transaction. */
@@ -259,7 +272,7 @@ export function sqliteClicks(
 
     importClicks(batch: readonly Click[]): void {
       if (batch.length === 0) return;
-      imports ??= clickImport(sqlite);
+      imports ??= clickImport(sqlite, pending);
       const last = imports.append(batch);
       rollup.committed(batch, last);
     },
@@ -269,6 +282,7 @@ export function sqliteClicks(
     finalize(): void {
       imports?.finalize();
       clicks.finalize();
+      pending.finalize();
     },
   };
 }

@@ -133,6 +133,31 @@ export const clickRollup = sqliteTable('click_rollup', {
 });
 
 /**
+ * The clicks still in the log, counted per link, UTC day, log column (its index in
+ * LOG_COLUMNS, domain/clicks.ts) and raw value: what stats read of the log, so that a
+ * backlog of a million clicks costs a link's stats its distinct values, not a scan. Kept
+ * exact in the transactions that change the log: a click batch adds its counts, the
+ * rollup takes away what it moves. `has_value` 0 with value '' stands for null (nulls
+ * are distinct in a key); no rows for clicks without a source or query source.
+ */
+export const pendingValues = sqliteTable(
+  'pending_values',
+  {
+    linkId: integer('link_id').notNull(),
+    day: integer('day').notNull(),
+    logColumn: integer('log_column').notNull(),
+    hasValue: integer('has_value').notNull(),
+    value: text('value').notNull(),
+    clicks: integer('clicks').notNull(),
+  },
+  (table) => [
+    primaryKey({
+      columns: [table.linkId, table.day, table.logColumn, table.hasValue, table.value],
+    }),
+  ],
+);
+
+/**
  * How many links each owner has (owner 0: links of no one), kept by triggers (see the
  * 0001 migration) so that X-Total-Count never counts a million rows.
  */
@@ -234,4 +259,9 @@ export const webhookDeliveries = sqliteTable(
  * They have no foreign key (see `clicks`), so removing a link, or a user with their
  * links, removes their rows from each of these by hand.
  */
-export const LINK_CLICK_TABLES = ['clicks', 'click_records', 'click_days'] as const;
+export const LINK_CLICK_TABLES = [
+  'clicks',
+  'click_records',
+  'click_days',
+  'pending_values',
+] as const;
