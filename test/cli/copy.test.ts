@@ -20,7 +20,7 @@ import { openStore } from '../../src/store/open.ts';
 import { attachCounts } from '../../src/store/sqlite/click-counts.ts';
 import { openSqlite } from '../../src/store/sqlite/sqlite-store.ts';
 import type { Click, NewLink, Store } from '../../src/store/store.ts';
-import { BINARY, call, runKurz, startKurz, tempDir } from '../support/binary.ts';
+import { BINARY, call, eventually, runKurz, startKurz, tempDir } from '../support/binary.ts';
 import { freshDatabase } from '../support/postgres.ts';
 
 const PASSWORD = 'correct horse battery staple';
@@ -641,13 +641,15 @@ describe('kurz copy from a kurz that is serving', () => {
     const target = await freshDatabase();
     const kurz = await startKurz(['--db', source, '--mode', 'open', '--rate-limits', 'off']);
     let clicking = true;
+    let rounds = 0;
     const traffic = (async () => {
       while (clicking) {
         await Promise.all(Array.from({ length: 8 }, () => call(kurz.url, 'GET', '/open1')));
+        rounds++;
       }
     })();
     try {
-      await Bun.sleep(200);
+      await eventually(() => rounds >= 5, 'clicks arriving');
       const run = await runKurz(['copy', '--from', source, '--to', target]);
       expect(run.stderr).not.toContain('mismatch');
       expect(run.code).toBe(0);

@@ -7,18 +7,11 @@ import { describe, expect, test } from 'bun:test';
 import { parseCommandLine } from '../../src/config/cli.ts';
 import { ConfigError, type Mode } from '../../src/config/config.ts';
 import type { Click } from '../../src/store/store.ts';
+import { click, UA } from '../support/clicks.ts';
 import { type AppOptions, PEER_HEADER, storeMovedByHand, TestApp } from '../support/test-app.ts';
 
 const MODES = ['accounts', 'open'] as const;
 const MS_PER_DAY = 86_400_000;
-
-const UA = {
-  chrome:
-    'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36',
-  iphone:
-    'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1',
-  googlebot: 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)',
-};
 
 /** Client addresses and the country each is in (documentation and private ones: none). */
 const PEERS = {
@@ -39,22 +32,6 @@ const dateOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 /** Noon (UTC) `n` days before today. */
 const noonDaysAgo = (n: number) =>
   Math.floor(Date.now() / MS_PER_DAY) * MS_PER_DAY - n * MS_PER_DAY + MS_PER_DAY / 2;
-
-/** A click as the click writer hands it to the store, at a moment the test chooses. */
-function stored(linkId: number, createdAt: number | string, fields: Partial<Click> = {}): Click {
-  return {
-    linkId,
-    source: null,
-    querySource: null,
-    referrer: null,
-    userAgent: null,
-    createdAt: typeof createdAt === 'string' ? Date.parse(createdAt) : createdAt,
-    address: null,
-    country: null,
-    limited: false,
-    ...fields,
-  };
-}
 
 const NO_TOP = {
   sources: [],
@@ -166,12 +143,12 @@ describe.each(MODES)('GET /api/links/{code}/stats (%s mode)', (mode) => {
     const { client, stats, record } = await setup(mode);
     const link = await client.link('https://example.com/', { custom_code: 'days' });
     await record([
-      stored(link.id, '2025-02-27T23:59:59.999Z', { country: 'NL' }),
-      stored(link.id, '2025-02-28T00:00:00.000Z', { country: 'FR' }),
-      stored(link.id, '2025-02-28T12:00:00.000Z', { userAgent: UA.googlebot }),
-      stored(link.id, '2025-03-02T23:59:59.999Z', { country: 'DE' }),
-      stored(link.id, '2025-03-02T23:59:59.999Z', { country: 'DE' }),
-      stored(link.id, '2025-03-03T00:00:00.000Z', { country: 'NL' }),
+      click(link.id, '2025-02-27T23:59:59.999Z', { country: 'NL' }),
+      click(link.id, '2025-02-28T00:00:00.000Z', { country: 'FR' }),
+      click(link.id, '2025-02-28T12:00:00.000Z', { userAgent: UA.googlebot }),
+      click(link.id, '2025-03-02T23:59:59.999Z', { country: 'DE' }),
+      click(link.id, '2025-03-02T23:59:59.999Z', { country: 'DE' }),
+      click(link.id, '2025-03-03T00:00:00.000Z', { country: 'NL' }),
     ]);
 
     const reply = await stats('days', '?from=2025-02-28&to=2025-03-02');
@@ -225,7 +202,7 @@ describe.each(MODES)('GET /api/links/{code}/stats (%s mode)', (mode) => {
     const countries = 'US AT US ZA AT US ZA AT BE CA DE ES FI GB IE NL JP'.split(' ');
     await record(
       labels.map((label, i) =>
-        stored(link.id, '2025-05-05T10:00:00.000Z', {
+        click(link.id, '2025-05-05T10:00:00.000Z', {
           source: label,
           querySource: `q-${label}`,
           referrer: `https://${label}.example/page`,
@@ -281,7 +258,7 @@ describe.each(MODES)('GET /api/links/{code}/stats (%s mode)', (mode) => {
   test('without from and to: the last 30 days, today last; from alone runs to today, to alone goes back 29 days', async () => {
     const { client, stats, record } = await setup(mode);
     const link = await client.link('https://example.com/', { custom_code: 'recent' });
-    await record([stored(link.id, noonDaysAgo(30)), stored(link.id, noonDaysAgo(29))]);
+    await record([click(link.id, noonDaysAgo(30)), click(link.id, noonDaysAgo(29))]);
     const today = dateOf(Date.now());
 
     const reply = await stats('recent');
@@ -365,9 +342,9 @@ describe.each(MODES)('GET /api/links/{code}/stats (%s mode)', (mode) => {
     const ago2 = noonDaysAgo(2);
     const chromeFromA = { source: 'ad', userAgent: UA.chrome, country: 'FR' };
     await record([
-      stored(link.id, ago2, { ...chromeFromA, referrer: 'https://a.example/x' }),
-      stored(link.id, ago2, { ...chromeFromA, referrer: 'https://a.example/x' }),
-      stored(link.id, ago2, { source: 'ad', userAgent: UA.googlebot }),
+      click(link.id, ago2, { ...chromeFromA, referrer: 'https://a.example/x' }),
+      click(link.id, ago2, { ...chromeFromA, referrer: 'https://a.example/x' }),
+      click(link.id, ago2, { source: 'ad', userAgent: UA.googlebot }),
     ]);
     await visit('/both?source=mail', PEERS.us, { 'user-agent': UA.chrome });
     const range = `?from=${dateOf(ago2)}&to=${dateOf(Date.now())}`;
@@ -383,8 +360,8 @@ describe.each(MODES)('GET /api/links/{code}/stats (%s mode)', (mode) => {
 
     // More clicks, on a day already rolled up and on others: moved and unmoved add up.
     await record([
-      stored(link.id, ago2, { ...chromeFromA, referrer: 'https://a.example/y' }),
-      stored(link.id, noonDaysAgo(1), {
+      click(link.id, ago2, { ...chromeFromA, referrer: 'https://a.example/y' }),
+      click(link.id, noonDaysAgo(1), {
         source: 'ad',
         userAgent: UA.iphone,
         referrer: 'https://b.example/',
@@ -503,18 +480,18 @@ describe('GET /api/links/{code}/clicks.csv', () => {
     const source = 'He said "hi", twice';
     const link = await client.link('https://example.com/', { custom_code: 'quoted', source });
     await record([
-      stored(link.id, '2025-03-01T09:00:00.000Z', {
+      click(link.id, '2025-03-01T09:00:00.000Z', {
         source,
         querySource: 'spring',
         referrer: 'https://news.example.com/a,b',
         userAgent: UA.chrome,
         country: 'US',
       }),
-      stored(link.id, '2025-03-01T10:00:00.000Z', { source, userAgent: UA.googlebot }),
+      click(link.id, '2025-03-01T10:00:00.000Z', { source, userAgent: UA.googlebot }),
     ]);
     expect(await app.store.rollUpClicks()).toBe(2);
     await record([
-      stored(link.id, '2025-03-02T08:30:00.000Z', {
+      click(link.id, '2025-03-02T08:30:00.000Z', {
         source,
         referrer: 'android-app://com.google.android.gm/',
         userAgent: UA.iphone,
@@ -546,9 +523,9 @@ describe('GET /api/links/{code}/clicks.csv', () => {
     const source = '=HYPERLINK("https://evil.example","click")';
     const link = await client.link('https://example.com/', { custom_code: 'formula', source });
     await record([
-      stored(link.id, '2025-03-01T12:00:00.000Z', { source, querySource: '+1+2' }),
-      stored(link.id, '2025-03-01T12:00:01.000Z', { source, querySource: '-2+3' }),
-      stored(link.id, '2025-03-01T12:00:02.000Z', { source, querySource: '@SUM(A1)' }),
+      click(link.id, '2025-03-01T12:00:00.000Z', { source, querySource: '+1+2' }),
+      click(link.id, '2025-03-01T12:00:01.000Z', { source, querySource: '-2+3' }),
+      click(link.id, '2025-03-01T12:00:02.000Z', { source, querySource: '@SUM(A1)' }),
     ]);
     expect((await csv('formula')).text.split('\n').slice(1)).toEqual([
       `2025-03-01T12:00:00.000Z,"'=HYPERLINK(""https://evil.example"",""click"")",'+1+2,,direct,Unknown,Unknown,unknown,unknown,false`,
@@ -573,7 +550,7 @@ describe('GET /api/links/{code}/clicks.csv', () => {
     const link = await client.link('https://example.com/', { custom_code: 'big' });
     const start = Date.parse('2025-04-01T00:00:00.000Z');
     const clicks = Array.from({ length: 4500 }, (_, i) =>
-      stored(link.id, start + i * 1000, { source: `s${i}` }),
+      click(link.id, start + i * 1000, { source: `s${i}` }),
     );
     await record(clicks.slice(0, 2500));
     expect(await app.store.rollUpClicks()).toBe(2500);
@@ -707,13 +684,13 @@ describe('click retention', () => {
       });
       const link = await client.link('https://example.com/', { custom_code: 'old' });
       await record([
-        stored(link.id, '2025-01-01T10:00:00.000Z', { source: 'first', country: 'FR' }),
-        stored(link.id, '2025-01-01T23:59:59.999Z', { source: 'second', userAgent: UA.googlebot }),
-        stored(link.id, '2025-01-02T00:00:00.000Z', { source: 'third', country: 'DE' }),
+        click(link.id, '2025-01-01T10:00:00.000Z', { source: 'first', country: 'FR' }),
+        click(link.id, '2025-01-01T23:59:59.999Z', { source: 'second', userAgent: UA.googlebot }),
+        click(link.id, '2025-01-02T00:00:00.000Z', { source: 'third', country: 'DE' }),
       ]);
       await app.store.rollUpClicks();
       // Still in the log, not yet a record: retention only removes records.
-      await record([stored(link.id, '2025-01-01T12:00:00.000Z', { source: 'late' })]);
+      await record([click(link.id, '2025-01-01T12:00:00.000Z', { source: 'late' })]);
       const range = '?from=2025-01-01&to=2025-01-02';
       const before = await stats('old', range);
       expect(before.json.range).toEqual({ clicks: 4, humans: 3, bots: 1 });
