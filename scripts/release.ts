@@ -1,8 +1,9 @@
 // `bun run release [--out DIR] [--targets linux-x64,windows-x64,…]`: builds kurz for every
 // platform and packs each as kurz-VERSION-OS-ARCH.tar.gz (.zip for Windows), one folder
-// holding the executable, README.md, LICENSE and THIRD-PARTY-NOTICES.txt, plus SHA256SUMS
-// over the archives, in dist/release/ unless told otherwise. The same commit gives the same
-// bytes: the executables are reproducible (README, "Release archives"), and the archives
+// holding the executable, README.md, LICENSE, THIRD-PARTY-NOTICES.txt and docs/ (the pages
+// the README links to, the deploy examples, the screenshots), plus SHA256SUMS over the
+// archives, in dist/release/ unless told otherwise. The same commit gives the same bytes:
+// the executables are reproducible (docs/install.md, "Release archives"), and the archives
 // are written here in a fixed order, dated by the commit, owned by 0:0.
 
 import { createHash } from 'node:crypto';
@@ -47,6 +48,25 @@ export function binaryName(target: Target): string {
 
 /** The files beside the executable, in the archive's order (after it). */
 export const DOCUMENTS = ['LICENSE', 'README.md', 'THIRD-PARTY-NOTICES.txt'];
+
+/**
+ * docs/ as the archive holds it, after the documents: each folder ('docs/', ending in a
+ * slash) before what it holds, by name, so the README's links to its pages work there too.
+ */
+export function docsTree(root = ROOT): string[] {
+  const walk = (folder: string): string[] => {
+    const names = readdirSync(join(root, folder), { withFileTypes: true }).sort((a, b) =>
+      a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+    );
+    return [
+      `${folder}/`,
+      ...names.flatMap((entry) =>
+        entry.isDirectory() ? walk(`${folder}/${entry.name}`) : [`${folder}/${entry.name}`],
+      ),
+    ];
+  };
+  return walk('docs');
+}
 
 const USAGE = `usage: bun run release [--out DIR] [--targets NAME,NAME,…]
   --out DIR        where the archives and SHA256SUMS go (default dist/release)
@@ -110,6 +130,7 @@ async function release(options: Options): Promise<void> {
     LICENSE: readFileSync(join(ROOT, 'LICENSE')),
     'README.md': readFileSync(join(ROOT, 'README.md')),
   };
+  const docs = docsTree();
   const sums: string[] = [];
   let total = 0;
   const staging = mkdtempSync(join(tmpdir(), 'kurz-release-'));
@@ -136,6 +157,11 @@ async function release(options: Options): Promise<void> {
         { path: `${folder}/`, mode: 0o755 },
         { path: `${folder}/${binaryName(target)}`, mode: 0o755, data: binary },
         ...DOCUMENTS.map((name) => ({ path: `${folder}/${name}`, mode: 0o644, data: files[name] })),
+        ...docs.map((name) =>
+          name.endsWith('/')
+            ? { path: `${folder}/${name}`, mode: 0o755 }
+            : { path: `${folder}/${name}`, mode: 0o644, data: readFileSync(join(ROOT, name)) },
+        ),
       ];
       const archive = target.windows ? zip(entries, time) : tarGz(entries, time);
       writeFileSync(join(options.out, archiveName(target)), archive);

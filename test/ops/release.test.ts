@@ -25,7 +25,14 @@ import {
   bundledPackages,
   licenseProblems,
 } from '../../scripts/release/notices.ts';
-import { archiveName, binaryName, DOCUMENTS, TARGETS, type Target } from '../../scripts/release.ts';
+import {
+  archiveName,
+  binaryName,
+  DOCUMENTS,
+  docsTree,
+  TARGETS,
+  type Target,
+} from '../../scripts/release.ts';
 import { VERSION } from '../../src/version.ts';
 import {
   call,
@@ -149,7 +156,7 @@ describe('bun run release', () => {
   });
 
   test.each(TARGETS.map((t) => [t.name, t] as const))(
-    '%s: one folder with the executable (0755), LICENSE, README.md and the notices (0644), owned by 0:0, dated by the commit',
+    '%s: one folder with the executable (0755), LICENSE, README.md, the notices and docs/ (0644), owned by 0:0, dated by the commit',
     async (_, t) => {
       const path = join(out, archiveName(t));
       const entries: Omit<ListedEntry, 'size'>[] = t.windows
@@ -172,8 +179,19 @@ describe('bun run release', () => {
         { path: `${folder}/`, mode: 0o755, folder: true, owner: '0/0', mtime },
         file(binaryName(t), 0o755),
         ...DOCUMENTS.map((name) => file(name, 0o644)),
+        ...docsTree().map((name) =>
+          name.endsWith('/')
+            ? { path: `${folder}/${name}`, mode: 0o755, folder: true, owner: '0/0', mtime }
+            : file(name, 0o644),
+        ),
       ]);
-      for (const name of ['LICENSE', 'README.md']) {
+      // Every page the README links to is there, beside it.
+      for (const [, page] of readFileSync(join(ROOT, 'README.md'), 'utf8').matchAll(
+        /\]\((docs\/[^)#]+)/g,
+      )) {
+        expect(existsSync(join(unpacked, folder, page as string))).toBe(true);
+      }
+      for (const name of ['LICENSE', 'README.md', 'docs/install.md', 'docs/deploy/kurz.service']) {
         expect(readFileSync(join(unpacked, folder, name), 'utf8')).toBe(
           readFileSync(join(ROOT, name), 'utf8'),
         );
