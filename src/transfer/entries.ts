@@ -1,6 +1,7 @@
 // The entries a file's rows become, the same for every format: links as the file gives
 // them (kurz's rules are applied later), click records of kurz's export, and bad rows.
 
+import type { ClickRow } from '../domain/clicks.ts';
 import type { FormatName, Role } from './columns.ts';
 import { parseFileDate } from './dates.ts';
 
@@ -23,16 +24,10 @@ export interface LinkEntry {
 }
 
 /** A click record of kurz's export (made with --clicks), for the link of `code`. */
-export interface ClickEntry {
+export interface ClickEntry extends Omit<ClickRow, 'id' | 'linkId'> {
   kind: 'click';
   line: number;
   code: string;
-  createdAt: number;
-  source: string | null;
-  querySource: string | null;
-  referrer: string | null;
-  userAgent: string | null;
-  country: string | null;
 }
 
 export interface BadEntry {
