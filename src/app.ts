@@ -9,6 +9,7 @@ import { authRoutes } from './auth/routes.ts';
 import { TokenKey } from './auth/tokens.ts';
 import { ClickWriter } from './clicks/click-writer.ts';
 import type { Mode, RateLimits, Registration } from './config/config.ts';
+import { parseTrustedProxies } from './config/values.ts';
 import type { Blocklist } from './domain/targets.ts';
 import { healthRoutes } from './health/routes.ts';
 import { AccessLog } from './http/access-log.ts';
@@ -30,7 +31,6 @@ import { consoleLogger, type Logger, throttled } from './logger.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { metricsRoutes } from './metrics/routes.ts';
 import { clientResolver, createAbuseLimits, type PeerOf } from './net/abuse-limits.ts';
-import { parseTrustedProxies } from './net/client-address.ts';
 import { DEFAULT_CACHE, LinkCache, type LinkCacheOptions } from './redirect/link-cache.ts';
 import {
   createRedirect,

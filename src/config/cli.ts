@@ -10,11 +10,6 @@ import { HEALTHCHECK_USAGE, type HealthcheckCommand, parseHealthcheck } from './
 import { USAGE } from './help.ts';
 import { isTool, parseTool, TOOL_SPECS, TOOLS, type ToolCommand } from './tools.ts';
 
-export { SERVER_FLAG_ENVS } from './flags.ts';
-export { USAGE } from './help.ts';
-export type { ToolCommand, ToolName, ToolOptions } from './tools.ts';
-export { parseDatabase, parseRate, parseSize } from './values.ts';
-
 /** Commands that read the server's configuration; `serve` is the default. */
 const COMMANDS = ['serve', 'migrate', 'rotate-secret'] as const;
 type ConfiguredCommand = (typeof COMMANDS)[number];

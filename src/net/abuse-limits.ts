@@ -3,7 +3,8 @@
 // limiters at all, so nothing is paid for them.
 
 import type { RateLimits } from '../config/config.ts';
-import { clientAddress, type TrustedProxies } from './client-address.ts';
+import type { TrustedProxies } from '../config/values.ts';
+import { clientAddress } from './client-address.ts';
 import { addressKey, RateLimiter } from './rate-limiter.ts';
 
 export interface AbuseLimits {

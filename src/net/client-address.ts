@@ -5,11 +5,7 @@
 // sending the headers itself.
 
 import { type BlockList, isIP } from 'node:net';
-import { parseTrustedProxies, type TrustedProxies } from '../config/values.ts';
-
-// The list is read and checked with the other flags (config/values.ts); the app builds
-// it again from the configuration here.
-export { parseTrustedProxies, type TrustedProxies };
+import type { TrustedProxies } from '../config/values.ts';
 
 /**
  * The client's address for a request whose socket peer is `peer` (undefined when not

@@ -3,8 +3,6 @@
 
 import type { ApiKeyScope } from '../domain/key-settings.ts';
 
-export type { ApiKeyScope };
-
 /** An account as `kurz user list` shows it. */
 export interface UserSummary {
   id: number;

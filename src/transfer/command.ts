@@ -6,7 +6,7 @@
 
 import { accessSync, constants, existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import type { ToolCommand } from '../config/cli.ts';
+import type { ToolCommand } from '../config/tools.ts';
 import { parseEmail } from '../domain/accounts.ts';
 import { describeDatabase, isPostgresUrl } from '../domain/database-url.ts';
 import { ApiError, StoreUnavailableError } from '../domain/errors.ts';
@@ -14,8 +14,10 @@ import { printable } from '../domain/printable.ts';
 import type { Logger } from '../logger.ts';
 import { openStore } from '../store/open.ts';
 import type { Store, User } from '../store/store.ts';
+import { FORMATS, type FormatName } from './columns.ts';
+import { InputError } from './entries.ts';
 import { type ExportFormat, type ExportSink, exportLinks } from './exporter.ts';
-import { FORMATS, type FormatName, InputError, readInput } from './formats.ts';
+import { readInput } from './formats.ts';
 import { describeSummary, Importer } from './importer.ts';
 import { importProgress } from './progress.ts';
 

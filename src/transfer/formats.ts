@@ -9,10 +9,6 @@ import { readCsv } from './csv-input.ts';
 import { type Input, InputError } from './entries.ts';
 import { readJson } from './json-input.ts';
 
-export { FORMATS, type FormatName } from './columns.ts';
-export type { Entry, Input, LinkEntry } from './entries.ts';
-export { InputError } from './entries.ts';
-
 /**
  * Opens an export file: recognises its format (or takes `from`) from its first lines,
  * and returns its entries, read as they are consumed. Throws InputError when the file

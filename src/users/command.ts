@@ -4,7 +4,7 @@
 // the account's sessions at once.
 
 import { PasswordHasher } from '../auth/passwords.ts';
-import type { ToolCommand } from '../config/cli.ts';
+import type { ToolCommand } from '../config/tools.ts';
 import { checkPassword, parseEmail } from '../domain/accounts.ts';
 import { ApiError } from '../domain/errors.ts';
 import { printable } from '../domain/printable.ts';

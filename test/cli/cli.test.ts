@@ -2,15 +2,11 @@ import { describe, expect, test } from 'bun:test';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pkg from '../../package.json' with { type: 'json' };
-import {
-  parseCommandLine,
-  parseRate,
-  parseSize,
-  SERVER_FLAG_ENVS,
-  USAGE,
-} from '../../src/config/cli.ts';
+import { parseCommandLine } from '../../src/config/cli.ts';
 import { ConfigError } from '../../src/config/config.ts';
-import { SERVER_FLAGS } from '../../src/config/flags.ts';
+import { SERVER_FLAG_ENVS, SERVER_FLAGS } from '../../src/config/flags.ts';
+import { USAGE } from '../../src/config/help.ts';
+import { parseRate, parseSize } from '../../src/config/values.ts';
 import { describeCheckout, versionLine } from '../../src/version.ts';
 import { tempDir } from '../support/cleanup.ts';
 

@@ -21,7 +21,9 @@ import {
 } from 'node:fs';
 import { join, resolve } from 'node:path';
 import pkg from '../../package.json' with { type: 'json' };
-import { parseCommandLine, parseDatabase, SERVER_FLAG_ENVS } from '../../src/config/cli.ts';
+import { parseCommandLine } from '../../src/config/cli.ts';
+import { SERVER_FLAG_ENVS } from '../../src/config/flags.ts';
+import { parseDatabase } from '../../src/config/values.ts';
 import { BINARY, call, eventually, run, tempDir } from '../support/binary.ts';
 import { freePort } from '../support/proxies.ts';
 

@@ -2,8 +2,9 @@
 // import of text with the lines it reported and its summary.
 
 import type { Store } from '../../src/store/store.ts';
+import type { FormatName } from '../../src/transfer/columns.ts';
 import { type ExportOptions, exportLinks } from '../../src/transfer/exporter.ts';
-import { type FormatName, readInput } from '../../src/transfer/formats.ts';
+import { readInput } from '../../src/transfer/formats.ts';
 import {
   emptySummary,
   Importer,

@@ -2,7 +2,8 @@
 // are forwarding headers read, from the right, skipping trusted hops.
 
 import { describe, expect, test } from 'bun:test';
-import { clientAddress, forwardedHops, parseTrustedProxies } from '../../src/net/client-address.ts';
+import { parseTrustedProxies } from '../../src/config/values.ts';
+import { clientAddress, forwardedHops } from '../../src/net/client-address.ts';
 
 const proxies = parseTrustedProxies(['10.0.0.0/8', '127.0.0.1', 'fd00::/8']);
 const headers = (h: Record<string, string>) => new Headers(h);

@@ -4,14 +4,11 @@
 // line, dates as each shortener writes them, and CSV fields that no spreadsheet runs.
 
 import { describe, expect, test } from 'bun:test';
+import type { FormatName } from '../../src/transfer/columns.ts';
 import { csvField, csvLine, csvRecords, fromCsvField } from '../../src/transfer/csv.ts';
 import { parseFileDate } from '../../src/transfer/dates.ts';
-import {
-  type Entry,
-  type FormatName,
-  type LinkEntry,
-  readInput,
-} from '../../src/transfer/formats.ts';
+import type { Entry, LinkEntry } from '../../src/transfer/entries.ts';
+import { readInput } from '../../src/transfer/formats.ts';
 import { jsonObjects } from '../../src/transfer/json-objects.ts';
 
 /** Text as a stream of chunks of `size` characters: every reader must cope with any cut. */

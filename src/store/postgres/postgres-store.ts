@@ -20,7 +20,7 @@ import { classify, connect, deadline, type PostgresOptions } from './open.ts';
 import { PostgresSettings } from './settings.ts';
 import { PostgresWebhooks, pruneDeliveries } from './webhooks.ts';
 
-export { classify, LINKS_CHANNEL, type PostgresOptions };
+export type { PostgresOptions };
 
 export type PostgresStore = Store & {
   readonly kind: 'postgres';
