@@ -15,18 +15,14 @@ import { createApp } from '../src/app.ts';
 import { openPostgres, type PostgresStore } from '../src/store/postgres/postgres-store.ts';
 import { openSqlite, type SqliteStore } from '../src/store/sqlite/sqlite-store.ts';
 import type { Click, Store } from '../src/store/store.ts';
-import { fmt, numberFlag } from './harness.ts';
+import { fmt, numberFlag, pgUrlFlag } from './harness.ts';
 import { median } from './wrk.ts';
 
 const argv = process.argv.slice(2);
 const HOT = numberFlag(argv, '--hot', 1_000_000);
 const OTHERS = numberFlag(argv, '--others', 500_000);
 const LINKS = numberFlag(argv, '--links', 1000);
-const pgAt = argv.indexOf('--pg');
-const PG_URL =
-  pgAt === -1
-    ? (process.env.KURZ_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test')
-    : (argv[pgAt + 1] as string);
+const PG_URL = pgUrlFlag(argv, 'test');
 const DAY = 86_400_000;
 
 /** A small, repeatable random source, so every run writes the same clicks. */

@@ -15,6 +15,16 @@ export function numberFlag(argv: readonly string[], name: string, fallback: numb
   return i === -1 ? fallback : Number(argv[i + 1]);
 }
 
+/**
+ * The PostgreSQL server a benchmark uses: `--pg URL`, else KURZ_TEST_POSTGRES_URL (as the
+ * tests have it), else the local server's `database`.
+ */
+export function pgUrlFlag(argv: readonly string[], database = 'postgres'): string {
+  const i = argv.indexOf('--pg');
+  if (i !== -1) return argv[i + 1] as string;
+  return process.env.KURZ_TEST_POSTGRES_URL ?? `postgres://postgres@127.0.0.1:5432/${database}`;
+}
+
 export interface Server {
   url: string;
   port: number;

@@ -23,17 +23,13 @@ import { silentLogger } from '../src/logger.ts';
 import { openStore } from '../src/store/open.ts';
 import type { NewLink } from '../src/store/store.ts';
 import { IMPORT_BATCH } from '../src/transfer/importer.ts';
-import { BINARY, fmt, numberFlag } from './harness.ts';
+import { BINARY, fmt, numberFlag, pgUrlFlag } from './harness.ts';
 import { median } from './wrk.ts';
 
 const argv = process.argv.slice(2);
 const ROWS = numberFlag(argv, '--rows', 100_000);
 const ROUNDS = numberFlag(argv, '--rounds', 3);
-const pgAt = argv.indexOf('--pg');
-const PG_URL =
-  pgAt === -1
-    ? (process.env.KURZ_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres')
-    : (argv[pgAt + 1] as string);
+const PG_URL = pgUrlFlag(argv);
 const T0 = Date.UTC(2023, 0, 1);
 const LONG_LINE_MIB = numberFlag(argv, '--long-line', 0);
 const beforeAt = argv.indexOf('--before');

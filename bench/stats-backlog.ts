@@ -21,17 +21,13 @@ import { openPostgres, type PostgresStore } from '../src/store/postgres/postgres
 import { COUNT_THE_LOG } from '../src/store/sqlite/pending-values.ts';
 import { openSqlite, type SqliteStore } from '../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../src/store/store.ts';
-import { fmt, numberFlag } from './harness.ts';
+import { fmt, numberFlag, pgUrlFlag } from './harness.ts';
 
 const argv = process.argv.slice(2);
 const CLICKS = numberFlag(argv, '--clicks', 1_000_000);
 const ROUNDS = numberFlag(argv, '--rounds', 20);
 const OLD_ROUNDS = numberFlag(argv, '--old-rounds', 3);
-const pgAt = argv.indexOf('--pg');
-const PG_URL =
-  pgAt === -1
-    ? (process.env.KURZ_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres')
-    : (argv[pgAt + 1] as string);
+const PG_URL = pgUrlFlag(argv);
 const DAY = 86_400_000;
 const HOT = 'hot';
 /** A link without clicks: its stats warm the code paths before idle RSS is read. */
