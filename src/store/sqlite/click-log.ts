@@ -3,7 +3,7 @@
 // tool imports beside a running server, and the steps the click pipeline
 // (clicks/pipeline.ts) takes to move the log into records and rollups and to prune them.
 
-import { type Database, SQLiteError } from 'bun:sqlite';
+import { type Database, SQLiteError, type Statement } from 'bun:sqlite';
 import type { ClickSteps } from '../../clicks/pipeline.ts';
 import { PendingTally } from '../../domain/clicks.ts';
 import { shareLimits } from '../click-limits.ts';
@@ -25,6 +25,28 @@ const CLICK_COLUMNS =
   '(id, link_id, source, query_source, referrer, user_agent, created_at, country)';
 const CLICK_ROW = '(?, ?, ?, ?, ?, ?, ?, ?)';
 const CLICK_FIELDS = 8;
+
+type Values = (string | number | null)[];
+
+/** Puts click `c`, with `id`, in `values` at `at`, in CLICK_COLUMNS' order. */
+function bindClick(values: Values, at: number, id: number, c: Click): void {
+  values[at] = id;
+  values[at + 1] = c.linkId;
+  values[at + 2] = c.source;
+  values[at + 3] = c.querySource;
+  values[at + 4] = c.referrer;
+  values[at + 5] = c.userAgent;
+  values[at + 6] = c.createdAt;
+  values[at + 7] = c.country;
+}
+
+/**
+ * Runs `statement` with `values`: bun:sqlite binds an array positionally (a third
+ * cheaper than spread arguments); its types only admit a record.
+ */
+function runWith(statement: Statement, values: Values): void {
+  statement.run(values as unknown as Record<string, string | number | null>);
+}
 
 /** Adds a batch's clicks to pending_values, one upsert per distinct key, in its transaction. */
 function countPending(pending: SqlitePendingValues, batch: readonly Click[]): void {
@@ -58,7 +80,8 @@ function clickLog(sqlite: Database, pending: SqlitePendingValues) {
   );
   const nextFree = () => (highest.get()?.id ?? 0) + 1;
   let next = nextFree();
-  const values: (string | number | null)[] = new Array(CLICK_CHUNK * CLICK_FIELDS);
+  const values: Values = new Array(CLICK_CHUNK * CLICK_FIELDS);
+  const one: Values = new Array(CLICK_FIELDS);
   // A deferred transaction: IMMEDIATE would also lock the attached counts database,
   // which the maintenance thread writes.
   const insert = sqlite.transaction((batch: readonly Click[], first: number, also?: Also): void => {
@@ -66,33 +89,13 @@ function clickLog(sqlite: Database, pending: SqlitePendingValues) {
     let i = 0;
     for (; i + CLICK_CHUNK <= batch.length; i += CLICK_CHUNK) {
       for (let j = 0; j < CLICK_CHUNK; j++) {
-        const c = batch[i + j] as Click;
-        const o = j * CLICK_FIELDS;
-        values[o] = id++;
-        values[o + 1] = c.linkId;
-        values[o + 2] = c.source;
-        values[o + 3] = c.querySource;
-        values[o + 4] = c.referrer;
-        values[o + 5] = c.userAgent;
-        values[o + 6] = c.createdAt;
-        values[o + 7] = c.country;
+        bindClick(values, j * CLICK_FIELDS, id++, batch[i + j] as Click);
       }
-      // bun:sqlite binds an array positionally (a third cheaper than spread arguments);
-      // its types only admit a record.
-      insertChunk.run(values as unknown as Record<string, string | number | null>);
+      runWith(insertChunk, values);
     }
     for (; i < batch.length; i++) {
-      const c = batch[i] as Click;
-      insertOne.run(
-        id++,
-        c.linkId,
-        c.source,
-        c.querySource,
-        c.referrer,
-        c.userAgent,
-        c.createdAt,
-        c.country,
-      );
+      bindClick(one, 0, id++, batch[i] as Click);
+      runWith(insertOne, one);
     }
     countPending(pending, batch);
     also?.();
@@ -148,19 +151,8 @@ function clickImport(sqlite: Database, pending: SqlitePendingValues) {
   >(
     `INSERT INTO clicks ${CLICK_COLUMNS} VALUES (${highest} + 1, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
   );
-  const next = sqlite.prepare<
-    unknown,
-    [
-      number,
-      number,
-      string | null,
-      string | null,
-      string | null,
-      string | null,
-      number,
-      string | null,
-    ]
-  >(`INSERT INTO clicks ${CLICK_COLUMNS} VALUES ${CLICK_ROW}`);
+  const next = sqlite.prepare(`INSERT INTO clicks ${CLICK_COLUMNS} VALUES ${CLICK_ROW}`);
+  const one: Values = new Array(CLICK_FIELDS);
   /** Appends a batch in one transaction; returns the id of its last click. */
   const append = sqlite.transaction((batch: readonly Click[]): number => {
     const [head, ...rest] = batch as [Click, ...Click[]];
@@ -175,16 +167,8 @@ function clickImport(sqlite: Database, pending: SqlitePendingValues) {
     );
     let id = (row as { id: number }).id;
     for (const c of rest) {
-      next.run(
-        ++id,
-        c.linkId,
-        c.source,
-        c.querySource,
-        c.referrer,
-        c.userAgent,
-        c.createdAt,
-        c.country,
-      );
+      bindClick(one, 0, ++id, c);
+      runWith(next, one);
     }
     countPending(pending, batch);
     return id;
