@@ -68,6 +68,8 @@ export type DeliveryType = WebhookEvent | 'ping';
 export interface LinkEventRecord {
   id: number;
   userId: number | null;
+  /** Absent in records kept before domains: the default domain (0). */
+  domainId?: number;
   originalUrl: string;
   shortCode: string;
   createdAt: number;
@@ -77,6 +79,8 @@ export interface LinkEventRecord {
   maxClicks: number | null;
   limitedClicks: number;
   passwordProtected: boolean;
+  /** Absent in records kept before tags: none. */
+  tags?: string[];
 }
 
 /**
@@ -92,6 +96,7 @@ export function linkEventRecord(
   const record: LinkEventRecord = {
     id: link.id,
     userId: link.userId,
+    domainId: link.domainId,
     originalUrl: link.originalUrl,
     shortCode: link.shortCode,
     createdAt: link.createdAt,
@@ -101,6 +106,7 @@ export function linkEventRecord(
     maxClicks: link.maxClicks,
     limitedClicks: link.limitedClicks,
     passwordProtected: link.passwordHash !== null,
+    tags: link.tags,
   };
   return JSON.stringify(record);
 }

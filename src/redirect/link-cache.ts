@@ -1,4 +1,4 @@
-// The redirect's lookup cache: code → what a redirect needs, bounded, evicting with the
+// The redirect's lookup cache: (domain, code) → what a redirect needs, bounded, evicting with the
 // CLOCK (second chance) approximation of LRU, so a hit costs one flag write rather than
 // a reordering. Unknown codes are remembered briefly (and boundedly) so that a flood of
 // them does not reach the database. Counters are never cached. It counts what it
@@ -69,7 +69,7 @@ export class LinkCache {
     // Another instance created (or changed) a link: this one must not go on believing
     // its code unknown, nor keep an old target. Missed notices forget everything.
     store.watchLinks(
-      (code) => this.forget(code),
+      (code, domainId) => this.forget(code, domainId),
       () => this.forgetAll(),
     );
   }
@@ -80,14 +80,15 @@ export class LinkCache {
    * On a store several instances share, a code is never UNKNOWN here: another instance
    * may have just created it, so get() must settle first.
    */
-  peek(code: string): CachedLink | typeof UNKNOWN | undefined {
-    const hit = this.hits.get(code);
+  peek(code: string, domainId = 0): CachedLink | typeof UNKNOWN | undefined {
+    const key = keyOf(code, domainId);
+    const hit = this.hits.get(key);
     if (hit !== undefined) {
       hit.used = true;
       this.hitCount++;
       return hit;
     }
-    if (this.settle === undefined && this.missed(code)) {
+    if (this.settle === undefined && this.missed(key)) {
       this.hitCount++;
       return UNKNOWN;
     }
@@ -99,32 +100,33 @@ export class LinkCache {
     return this.hits.size;
   }
 
-  /** The link of a code, or undefined when no link has it. */
-  async get(code: string): Promise<CachedLink | undefined> {
-    const known = this.peek(code);
+  /** The link of a code on a domain, or undefined when no link has it. */
+  async get(code: string, domainId = 0): Promise<CachedLink | undefined> {
+    const known = this.peek(code, domainId);
     if (known === UNKNOWN) return undefined;
     if (known !== undefined) return known;
-    if (this.settle !== undefined && this.missed(code)) {
+    const key = keyOf(code, domainId);
+    if (this.settle !== undefined && this.missed(key)) {
       // Every notice committed before this request is heard first: a code another
       // instance created since the miss was recorded is forgotten by then.
       await this.settle();
-      if (this.missed(code)) {
+      if (this.missed(key)) {
         this.hitCount++;
         return undefined;
       }
-      const hit = this.hits.get(code);
+      const hit = this.hits.get(key);
       if (hit !== undefined) {
         this.hitCount++;
         return hit;
       }
     }
     this.missCount++;
-    return this.load(code);
+    return this.load(code, domainId, key);
   }
 
-  /** Whether the code was found to have no link recently enough to believe it. */
-  private missed(code: string): boolean {
-    const missedAt = this.misses.get(code);
+  /** Whether the key was found to have no link recently enough to believe it. */
+  private missed(key: string): boolean {
+    const missedAt = this.misses.get(key);
     return missedAt !== undefined && Date.now() - missedAt < this.options.missTtlMs;
   }
 
@@ -133,10 +135,11 @@ export class LinkCache {
    * instance creates, changes or deletes a link (so no lookup under way remembers what
    * it read before), and when another instance is heard doing so.
    */
-  forget(code: string): void {
+  forget(code: string, domainId = 0): void {
+    const key = keyOf(code, domainId);
     this.generation++;
-    this.misses.delete(code);
-    this.hits.delete(code);
+    this.misses.delete(key);
+    this.hits.delete(key);
   }
 
   forgetAll(): void {
@@ -145,23 +148,23 @@ export class LinkCache {
     this.hits.clear();
   }
 
-  private async load(code: string): Promise<CachedLink | undefined> {
+  private async load(code: string, domainId: number, key: string): Promise<CachedLink | undefined> {
     const generation = this.generation;
-    const target = await this.store.findLinkByCode(code);
+    const target = await this.store.findLinkByCode(code, domainId);
     // A change told while the store was asked may be newer than what it answered:
     // answer with it, but remember nothing.
     const stale = generation !== this.generation;
     if (target === undefined) {
       if (stale) return undefined;
-      this.misses.delete(code);
-      this.misses.set(code, Date.now());
+      this.misses.delete(key);
+      this.misses.set(key, Date.now());
       if (this.misses.size > this.options.missSize) {
         const oldest = this.misses.keys().next();
         if (!oldest.done) this.misses.delete(oldest.value);
       }
       return undefined;
     }
-    this.misses.delete(code);
+    this.misses.delete(key);
     // A Headers instance, not a plain object: Response copies it in half the time.
     const location = toLocationHeader(target.originalUrl);
     const headers = new Headers({
@@ -185,7 +188,7 @@ export class LinkCache {
       used: false,
     };
     if (stale) return link;
-    this.hits.set(code, link);
+    this.hits.set(key, link);
     if (this.hits.size > this.options.size) this.evictOne();
     return link;
   }
@@ -199,4 +202,12 @@ export class LinkCache {
       this.hits.set(code, link);
     }
   }
+}
+
+/**
+ * The cache's key of a code: the code itself on the default domain (the redirect's
+ * common case builds no string), `domainId/code` on another (no code holds a `/`).
+ */
+function keyOf(code: string, domainId: number): string {
+  return domainId === 0 ? code : `${domainId}/${code}`;
 }

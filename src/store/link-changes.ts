@@ -7,6 +7,7 @@ import type { LinkChanges, LinkDetail } from './store.ts';
 export function applyChanges(current: LinkDetail, changes: LinkChanges): LinkDetail {
   const next = { ...current };
   if (changes.originalUrl !== undefined) next.originalUrl = changes.originalUrl;
+  if (changes.tags !== undefined) next.tags = [...changes.tags].sort();
   if (changes.expiresAt !== undefined) next.expiresAt = changes.expiresAt;
   if (changes.passwordHash !== undefined) next.passwordHash = changes.passwordHash;
   if (changes.maxClicks !== undefined) {

@@ -57,5 +57,6 @@ export function createdDetail(link: NewLink, id: number): LinkDetail {
     maxClicks: link.maxClicks ?? null,
     limitedClicks: 0,
     passwordHash: link.passwordHash ?? null,
+    tags: [...(link.tags ?? [])].sort(),
   };
 }

@@ -13,10 +13,15 @@ export interface UserWithHash extends User {
   tokenVersion: number;
 }
 
+/** The default short domain's id: --base-url's, which has no row in `domains`. */
+export const DEFAULT_DOMAIN = 0;
+
 export interface Link {
   id: number;
   /** null for links made in open mode, which belong to no one. */
   userId: number | null;
+  /** The short domain the code belongs to (DEFAULT_DOMAIN: --base-url's). */
+  domainId: number;
   originalUrl: string;
   shortCode: string;
   /** Milliseconds since the Unix epoch, UTC. */
@@ -41,7 +46,10 @@ export interface LinkTarget {
 }
 
 /** Everything kept of a link: what GET /api/links/{code} shows, and the password hash. */
-export interface LinkDetail extends Link, LinkTarget {}
+export interface LinkDetail extends Link, LinkTarget {
+  /** Lower-cased, in alphabetical order. */
+  tags: string[];
+}
 
 /**
  * A change to a link; an absent field is left as it is, null clears it. A new
@@ -50,6 +58,8 @@ export interface LinkDetail extends Link, LinkTarget {}
  */
 export type LinkChanges = {
   originalUrl?: string;
+  /** The whole new set (lower-cased, distinct). */
+  tags?: readonly string[];
   expiresAt?: number | null;
   maxClicks?: number | null;
   passwordHash?: string | null;
@@ -62,8 +72,12 @@ import type { AccountStore } from './accounts.ts';
 // Plain types (not interfaces) so they pass as drizzle placeholder records.
 export type NewLink = {
   userId: number | null;
+  /** DEFAULT_DOMAIN when absent. */
+  domainId?: number;
   originalUrl: string;
   shortCode: string;
+  /** Lower-cased and distinct; none when absent. */
+  tags?: readonly string[];
   source: string | null;
   createdAt: number;
   expiresAt?: number | null;
@@ -138,6 +152,7 @@ export interface LinkChunkQuery {
 
 /** The link holding a code, as `kurz import` compares it with a row it reads. */
 export interface CodeHolder {
+  domainId: number;
   shortCode: string;
   userId: number | null;
   originalUrl: string;
@@ -221,8 +236,55 @@ export interface StoreTotals {
   users: number;
 }
 
-/** Told the code of a link whose row changed on another instance. */
-export type LinkChanged = (code: string) => void;
+/** Told the domain and code of a link whose row changed on another instance. */
+export type LinkChanged = (code: string, domainId: number) => void;
+
+/** A short domain besides the default one. */
+export interface Domain {
+  id: number;
+  /** scheme://host[:port], normalised. */
+  baseUrl: string;
+  /** The canonical host (hostname[:port]) a request's Host is compared with. */
+  host: string;
+  /** Where a bare `/` goes; null: the JSON 404. */
+  rootRedirect: string | null;
+  /** Where an unknown code goes; null: the JSON 404. */
+  notFoundRedirect: string | null;
+  createdAt: number;
+}
+
+export type NewDomain = Omit<Domain, 'id'>;
+
+/** A change to a domain's answers; an absent field is left as it is, null clears it. */
+export type DomainChanges = {
+  rootRedirect?: string | null;
+  notFoundRedirect?: string | null;
+};
+
+/** What became of a domain's removal. */
+export type DomainRemoval = 'removed' | 'missing' | 'in-use';
+
+/** The short domains besides the default one, kept in every instance's memory. */
+export interface DomainStore {
+  /** Every domain, oldest first. */
+  listDomains(): Promise<Domain[]>;
+  /** Links per domain id (the default one's included), for the domain list. */
+  countLinksByDomain(): Promise<Map<number, number>>;
+  /** Adds a domain; undefined when its host is taken. Announced to every instance. */
+  createDomain(domain: NewDomain): Promise<Domain | undefined>;
+  /** Changes a domain's answers; undefined when it is gone. Announced. */
+  updateDomain(id: number, changes: DomainChanges): Promise<Domain | undefined>;
+  /**
+   * Removes a domain: refused while links use it, unless `withLinks`, which removes
+   * them too (each with its clicks, and its link.deleted messages). Announced.
+   */
+  deleteDomain(id: number, withLinks: boolean): Promise<DomainRemoval>;
+  /**
+   * Calls `changed` when a domain is added, changed or removed by any instance (or
+   * notices may have been missed), so the registry reads them again. Returns the stop.
+   */
+  watchDomains(changed: () => void): () => void;
+}
 
 /** Links: made, listed, found, changed and removed, each change with its outbox messages. */
 export interface LinkStore {
@@ -246,15 +308,16 @@ export interface LinkStore {
    * The links holding any of `codes`, in one query whatever their number (a batch of
    * `kurz import`, a few thousand); a code no link holds is left out.
    */
-  findLinksByCodes(codes: readonly string[]): Promise<CodeHolder[]>;
+  findLinksByCodes(codes: readonly string[], domainId?: number): Promise<CodeHolder[]>;
   /**
    * The links of `owner` (null: no one's) made at any of `times` (ms), in one query: how
    * `kurz import` recognises a row it imported before under a new code.
    */
   findLinksCreatedAt(owner: number | null, times: readonly number[]): Promise<CodeHolder[]>;
-  findLinkByCode(code: string): Promise<LinkTarget | undefined>;
+  /** The link of a code on a domain (DEFAULT_DOMAIN when absent). */
+  findLinkByCode(code: string, domainId?: number): Promise<LinkTarget | undefined>;
   /** A link with its count and settings, for GET /api/links/{code} and the owner check. */
-  findLinkDetail(code: string): Promise<LinkDetail | undefined>;
+  findLinkDetail(code: string, domainId?: number): Promise<LinkDetail | undefined>;
   /**
    * Changes a link in one transaction and announces its code to every instance (as a
    * create does); the link as it is afterwards, or undefined when it is gone.
@@ -364,6 +427,7 @@ export interface UserStore extends AccountStore {
 export interface Store
   extends UserStore,
     LinkStore,
+    DomainStore,
     ClickStore,
     AnalyticsStore,
     WebhookStore,

@@ -25,7 +25,12 @@ export function linkEventData(
 ): LinkDetailJson {
   if (!('shortCode' in stored)) return stored;
   // The hash is never kept; the JSON only says whether there is one.
-  const link: LinkDetail = { ...stored, passwordHash: stored.passwordProtected ? '' : null };
+  const link: LinkDetail = {
+    ...stored,
+    domainId: stored.domainId ?? 0,
+    tags: stored.tags ?? [],
+    passwordHash: stored.passwordProtected ? '' : null,
+  };
   const json = (link.userId === null ? linkOfNoOne : linkOfUser)(link);
   return { ...json, status: isExpired(link, at) ? 'expired' : 'active' };
 }

@@ -94,7 +94,7 @@ describe('LinkCache', () => {
 
   test('a change told while a lookup waits is not hidden by what that lookup found', async () => {
     const real = openSqlite({ path: ':memory:', durability: 'normal' });
-    let changed: (code: string) => void = () => {};
+    let changed: (code: string, domainId: number) => void = () => {};
     let answer: () => void = () => {};
     const store: Store = withFaults(real, {
       watchLinks: (tell) => {
@@ -111,7 +111,7 @@ describe('LinkCache', () => {
     const looking = cache.get('fresh');
     await Bun.sleep(0);
     // … and another instance's notice of the new code arrives before the answer does.
-    changed('fresh');
+    changed('fresh', 0);
     answer();
     expect(await looking).toBeUndefined();
     expect(cache.peek('fresh')).toBeUndefined();
@@ -138,7 +138,7 @@ describe('LinkCache on a store several instances share', () => {
   async function shared(codes: string[]) {
     const lookups: string[] = [];
     const real = openSqlite({ path: ':memory:', durability: 'normal' });
-    let tell: (code: string) => void = () => {};
+    let tell: (code: string, domainId: number) => void = () => {};
     const pending: string[] = [];
     let settles = 0;
     const store: Store = withFaults(real, {
@@ -152,7 +152,7 @@ describe('LinkCache on a store several instances share', () => {
       },
       settle: async () => {
         settles++;
-        for (const code of pending.splice(0)) tell(code);
+        for (const code of pending.splice(0)) tell(code, 0);
       },
     });
     const create = async (code: string) => {

@@ -277,6 +277,7 @@ describe.each(['sqlite', 'postgres'] as const)('Store contract on %s', (backend)
     expect(results[0]).toEqual({
       id: expect.any(Number),
       userId: null,
+      domainId: 0,
       originalUrl: 'https://x.example',
       shortCode: 'a',
       createdAt: 5,
@@ -317,6 +318,7 @@ describe.each(['sqlite', 'postgres'] as const)('Store contract on %s', (backend)
     expect(page.links[0]).toEqual({
       id: expect.any(Number),
       userId: ann,
+      domainId: 0,
       originalUrl: 'https://x.example',
       shortCode: 'a4',
       createdAt: 104,
@@ -362,6 +364,7 @@ describe.each(['sqlite', 'postgres'] as const)('Store contract on %s', (backend)
       maxClicks: 10,
       limitedClicks: 4,
       passwordHash: '$argon2id$v=19$m=1024,t=1,p=1$c2FsdA$aGFzaA',
+      tags: ['sale', 'mail'],
     });
     await make(store, 'plain', { createdAt: 20 });
     await make(store, 'older', { userId: ann, createdAt: 10 });
@@ -372,6 +375,7 @@ describe.each(['sqlite', 'postgres'] as const)('Store contract on %s', (backend)
       {
         id: kept.id,
         userId: ann,
+        domainId: 0,
         originalUrl: 'https://x.example',
         shortCode: 'kept',
         createdAt: 30,
@@ -381,8 +385,9 @@ describe.each(['sqlite', 'postgres'] as const)('Store contract on %s', (backend)
         maxClicks: 10,
         limitedClicks: 4,
         passwordHash: '$argon2id$v=19$m=1024,t=1,p=1$c2FsdA$aGFzaA',
+        tags: ['mail', 'sale'],
       },
-      expect.objectContaining({ shortCode: 'plain', userId: null, limitedClicks: 0 }),
+      expect.objectContaining({ shortCode: 'plain', userId: null, limitedClicks: 0, tags: [] }),
     ]);
     const last = first.at(-1) as Link;
     const rest = await store.listLinkDetailsAfter({
@@ -403,8 +408,20 @@ describe.each(['sqlite', 'postgres'] as const)('Store contract on %s', (backend)
     const codes = ['taken', 'free', 'Taken', ...Array.from({ length: 3000 }, (_, i) => `n${i}`)];
     const held = await store.findLinksByCodes(codes);
     expect(held.sort((a, b) => a.createdAt - b.createdAt)).toEqual([
-      { shortCode: 'taken', userId: ann, originalUrl: 'https://a.example/', createdAt: 7 },
-      { shortCode: 'Taken', userId: null, originalUrl: 'https://x.example', createdAt: 8 },
+      {
+        domainId: 0,
+        shortCode: 'taken',
+        userId: ann,
+        originalUrl: 'https://a.example/',
+        createdAt: 7,
+      },
+      {
+        domainId: 0,
+        shortCode: 'Taken',
+        userId: null,
+        originalUrl: 'https://x.example',
+        createdAt: 8,
+      },
     ]);
     expect(await store.findLinksByCodes([])).toEqual([]);
   });
@@ -418,6 +435,7 @@ describe.each(['sqlite', 'postgres'] as const)('Store contract on %s', (backend)
     const times = [1_700_000_000_001, 1_700_000_000_003];
     expect(await store.findLinksCreatedAt(ann, times)).toEqual([
       {
+        domainId: 0,
         shortCode: 'a1',
         userId: ann,
         originalUrl: 'https://x.example',

@@ -71,10 +71,12 @@ export class PostgresAccounts {
         await tx`SELECT id FROM users WHERE email = ${email} FOR UPDATE`;
       if (user === undefined) return undefined;
       const id = user.id;
+      // Each link's notice, as linkNotice() writes it.
       let codes: { short_code: string }[];
       if (links === 'keep') {
-        codes =
-          await tx`UPDATE links SET user_id = NULL WHERE user_id = ${id} RETURNING short_code`;
+        codes = await tx`UPDATE links SET user_id = NULL WHERE user_id = ${id}
+                   RETURNING CASE WHEN domain_id = 0 THEN short_code
+                                  ELSE domain_id || '/' || short_code END AS short_code`;
         // The link_totals triggers count inserts and deletes; this moves the count by hand.
         const n = codes.length;
         await tx`UPDATE link_totals SET links = links - ${n} WHERE owner = ${id}`;
@@ -87,7 +89,9 @@ export class PostgresAccounts {
             [id],
           );
         }
-        codes = await tx`DELETE FROM links WHERE user_id = ${id} RETURNING short_code`;
+        codes = await tx`DELETE FROM links WHERE user_id = ${id}
+                         RETURNING CASE WHEN domain_id = 0 THEN short_code
+                                        ELSE domain_id || '/' || short_code END AS short_code`;
       }
       // API keys and webhooks go by their foreign keys' ON DELETE CASCADE.
       await tx`DELETE FROM users WHERE id = ${id}`;

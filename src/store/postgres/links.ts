@@ -7,30 +7,33 @@
 import type { SQL } from 'bun';
 import { linkEventRecord } from '../../domain/webhooks.ts';
 import { applyChanges } from '../link-changes.ts';
-import { insertWithQuota, ownersWithQuota } from '../link-quota.ts';
+import { codeKey, insertWithQuota, newLinkKey, ownersWithQuota } from '../link-quota.ts';
 import { createdDetail, wantedNeedle } from '../outbox.ts';
-import type {
-  CodeHolder,
-  CreatedLink,
-  Link,
-  LinkChanges,
-  LinkChunkQuery,
-  LinkDetail,
-  LinkPage,
-  LinkQuery,
-  LinkTarget,
-  NewLink,
-  StoreTotals,
+import {
+  type CodeHolder,
+  type CreatedLink,
+  DEFAULT_DOMAIN,
+  type Link,
+  type LinkChanges,
+  type LinkChunkQuery,
+  type LinkDetail,
+  type LinkPage,
+  type LinkQuery,
+  type LinkTarget,
+  type NewLink,
+  type StoreTotals,
 } from '../store.ts';
-import { LINKS_CHANNEL } from './notices.ts';
+import { LINKS_CHANNEL, linkNotice } from './notices.ts';
 import { LINK_CLICK_TABLES } from './schema.ts';
 import { reportLinkEvent } from './webhooks.ts';
 
 /** The columns of a LinkDetail; `l` is the link's row. */
-const DETAIL_COLUMNS = `l.id, l.user_id AS "userId", l.original_url AS "originalUrl",
-  l.short_code AS "shortCode", l.created_at::float8 AS "createdAt", l.source,
+const DETAIL_COLUMNS = `l.id, l.user_id AS "userId", l.domain_id AS "domainId",
+  l.original_url AS "originalUrl", l.short_code AS "shortCode",
+  l.created_at::float8 AS "createdAt", l.source,
   l.expires_at::float8 AS "expiresAt", l.max_clicks AS "maxClicks",
   l.limited_clicks AS "limitedClicks", l.password_hash AS "passwordHash",
+  ARRAY(SELECT t.tag FROM link_tags t WHERE t.link_id = l.id ORDER BY t.tag) AS tags,
   (SELECT coalesce(sum(c.clicks), 0)::float8 FROM link_clicks c WHERE c.link_id = l.id) AS clicks`;
 
 /**
@@ -66,31 +69,46 @@ async function insertLinks(
 async function insertRows(sql: SQL, links: readonly NewLink[]): Promise<Map<string, number>> {
   if (links.length === 0) return new Map();
   const codes = links.map((l) => l.shortCode);
+  const domains = links.map((l) => l.domainId ?? DEFAULT_DOMAIN);
+  const keys = links.map(newLinkKey);
+  // Tags as one row per (link's key, tag), joined to the links the insert made.
+  const tagKeys = links.flatMap((l) => (l.tags ?? []).map(() => newLinkKey(l)));
+  const tags = links.flatMap((l) => l.tags ?? []);
   const now = Date.now();
-  const rows: { id: number; short_code: string }[] = await sql`
+  const rows: { id: number; domain_id: number; short_code: string }[] = await sql`
     WITH added AS (
-      INSERT INTO links (user_id, original_url, short_code, source, created_at, expires_at,
-                         max_clicks, limited_clicks, password_hash)
-      SELECT * FROM unnest(${links.map((l) => l.userId)}::int[], ${links.map((l) => l.originalUrl)}::text[],
+      INSERT INTO links (user_id, domain_id, original_url, short_code, source, created_at,
+                         expires_at, max_clicks, limited_clicks, password_hash)
+      SELECT * FROM unnest(${links.map((l) => l.userId)}::int[], ${domains}::int[],
+                           ${links.map((l) => l.originalUrl)}::text[],
                            ${codes}::text[], ${links.map((l) => l.source)}::text[],
                            ${links.map((l) => l.createdAt)}::bigint[],
                            ${links.map((l) => l.expiresAt ?? null)}::bigint[],
                            ${links.map((l) => l.maxClicks ?? null)}::int[],
                            ${links.map((l) => l.limitedClicks ?? 0)}::int[],
                            ${links.map((l) => l.passwordHash ?? null)}::text[])
-      ON CONFLICT (short_code) DO NOTHING
-      RETURNING id, short_code, user_id
+      ON CONFLICT (domain_id, short_code) DO NOTHING
+      RETURNING id, domain_id, short_code, user_id, domain_id || '/' || short_code AS key
     ), outbox AS (
       INSERT INTO webhook_deliveries (webhook_id, type, payload, created_at, next_attempt_at)
       SELECT w.id, 'link.created', '{"id":' || a.id || p.tail, ${now}::bigint, ${now}::bigint
       FROM added a
-      JOIN unnest(${codes}::text[], ${createdRecordTails(links)}::text[]) AS p(code, tail)
-        ON p.code = a.short_code
+      JOIN unnest(${keys}::text[], ${createdRecordTails(links)}::text[]) AS p(key, tail)
+        ON p.key = a.key
       JOIN webhooks w ON (w.user_id = a.user_id OR (w.user_id IS NULL AND a.user_id IS NULL))
         AND strpos(',' || w.events || ',', ${wantedNeedle('link.created')}) > 0
+    ), tagged AS (
+      INSERT INTO link_tags (link_id, tag)
+      SELECT a.id, p.tag FROM added a
+      JOIN unnest(${tagKeys}::text[], ${tags}::text[]) AS p(key, tag) ON p.key = a.key
+      ON CONFLICT DO NOTHING
     )
-    SELECT id, short_code, pg_notify(${LINKS_CHANNEL}, short_code) FROM added`;
-  return new Map(rows.map((row) => [row.short_code, row.id]));
+    -- The notice as linkNotice() writes it: the code alone on the default domain.
+    SELECT id, domain_id, short_code,
+           pg_notify(${LINKS_CHANNEL}, CASE WHEN domain_id = 0 THEN short_code
+                                            ELSE domain_id || '/' || short_code END)
+    FROM added`;
+  return new Map(rows.map((row) => [codeKey(row.domain_id, row.short_code), row.id]));
 }
 
 /** The link operations of the store, each one statement or transaction on the pool. */
@@ -136,7 +154,7 @@ export class PostgresLinks {
         ? await this.client`
             SELECT (SELECT coalesce(sum(links), 0)::float8 FROM link_totals) AS total,
                    (SELECT json_agg(p ORDER BY p."createdAt" DESC, p.id DESC) FROM (
-                      SELECT l.id, l.user_id AS "userId", l.original_url AS "originalUrl",
+                      SELECT l.id, l.user_id AS "userId", l.domain_id AS "domainId", l.original_url AS "originalUrl",
                              l.short_code AS "shortCode", l.created_at AS "createdAt",
                              (SELECT coalesce(sum(c.clicks), 0) FROM link_clicks c WHERE c.link_id = l.id) AS clicks
                       FROM (SELECT id FROM links ORDER BY created_at DESC, id DESC
@@ -146,7 +164,7 @@ export class PostgresLinks {
         : await this.client`
             SELECT (SELECT coalesce(sum(links), 0)::float8 FROM link_totals WHERE owner = ${owner}) AS total,
                    (SELECT json_agg(p ORDER BY p."createdAt" DESC, p.id DESC) FROM (
-                      SELECT l.id, l.user_id AS "userId", l.original_url AS "originalUrl",
+                      SELECT l.id, l.user_id AS "userId", l.domain_id AS "domainId", l.original_url AS "originalUrl",
                              l.short_code AS "shortCode", l.created_at AS "createdAt",
                              (SELECT coalesce(sum(c.clicks), 0) FROM link_clicks c WHERE c.link_id = l.id) AS clicks
                       FROM (SELECT id FROM links WHERE user_id = ${owner}
@@ -161,7 +179,7 @@ export class PostgresLinks {
       owner === null
         ? await this.client`
             SELECT json_agg(p ORDER BY p."createdAt" DESC, p.id DESC) AS links FROM (
-              SELECT l.id, l.user_id AS "userId", l.original_url AS "originalUrl",
+              SELECT l.id, l.user_id AS "userId", l.domain_id AS "domainId", l.original_url AS "originalUrl",
                      l.short_code AS "shortCode", l.created_at AS "createdAt",
                      (SELECT coalesce(sum(c.clicks), 0) FROM link_clicks c WHERE c.link_id = l.id) AS clicks
               FROM links l WHERE (l.created_at, l.id) < (${after.createdAt}, ${after.id})
@@ -169,7 +187,7 @@ export class PostgresLinks {
             ) p`
         : await this.client`
             SELECT json_agg(p ORDER BY p."createdAt" DESC, p.id DESC) AS links FROM (
-              SELECT l.id, l.user_id AS "userId", l.original_url AS "originalUrl",
+              SELECT l.id, l.user_id AS "userId", l.domain_id AS "domainId", l.original_url AS "originalUrl",
                      l.short_code AS "shortCode", l.created_at AS "createdAt",
                      (SELECT coalesce(sum(c.clicks), 0) FROM link_clicks c WHERE c.link_id = l.id) AS clicks
               FROM links l WHERE l.user_id = ${owner} AND (l.created_at, l.id) < (${after.createdAt}, ${after.id})
@@ -194,39 +212,42 @@ export class PostgresLinks {
   }
 
   /** Codes go in as one array: one statement and one index probe per code, whatever the batch. */
-  async findLinksByCodes(codes: readonly string[]): Promise<CodeHolder[]> {
+  async findLinksByCodes(
+    codes: readonly string[],
+    domainId = DEFAULT_DOMAIN,
+  ): Promise<CodeHolder[]> {
     return await this.client`
-    SELECT short_code AS "shortCode", user_id AS "userId", original_url AS "originalUrl",
-           created_at::float8 AS "createdAt"
-    FROM links WHERE short_code = ANY(${codes}::text[])`;
+    SELECT domain_id AS "domainId", short_code AS "shortCode", user_id AS "userId",
+           original_url AS "originalUrl", created_at::float8 AS "createdAt"
+    FROM links WHERE domain_id = ${domainId} AND short_code = ANY(${codes}::text[])`;
   }
 
   async findLinksCreatedAt(owner: number | null, times: readonly number[]): Promise<CodeHolder[]> {
     // Two statements rather than IS NOT DISTINCT FROM, which no index serves.
     return owner === null
       ? this.client`
-            SELECT short_code AS "shortCode", user_id AS "userId",
+            SELECT domain_id AS "domainId", short_code AS "shortCode", user_id AS "userId",
                    original_url AS "originalUrl", created_at::float8 AS "createdAt"
             FROM links WHERE user_id IS NULL AND created_at = ANY(${times}::bigint[])`
       : this.client`
-            SELECT short_code AS "shortCode", user_id AS "userId",
+            SELECT domain_id AS "domainId", short_code AS "shortCode", user_id AS "userId",
                    original_url AS "originalUrl", created_at::float8 AS "createdAt"
             FROM links WHERE user_id = ${owner} AND created_at = ANY(${times}::bigint[])`;
   }
 
-  async findLinkByCode(code: string): Promise<LinkTarget | undefined> {
+  async findLinkByCode(code: string, domainId = DEFAULT_DOMAIN): Promise<LinkTarget | undefined> {
     const [row]: LinkTarget[] = await this.client`
       SELECT id, user_id AS "userId", original_url AS "originalUrl", source,
              expires_at::float8 AS "expiresAt", max_clicks AS "maxClicks",
              limited_clicks AS "limitedClicks", password_hash AS "passwordHash"
-      FROM links WHERE short_code = ${code}`;
+      FROM links WHERE domain_id = ${domainId} AND short_code = ${code}`;
     return row;
   }
 
-  async findLinkDetail(code: string): Promise<LinkDetail | undefined> {
+  async findLinkDetail(code: string, domainId = DEFAULT_DOMAIN): Promise<LinkDetail | undefined> {
     const [row]: LinkDetail[] = await this.client.unsafe(
-      `SELECT ${DETAIL_COLUMNS} FROM links l WHERE l.short_code = $1`,
-      [code],
+      `SELECT ${DETAIL_COLUMNS} FROM links l WHERE l.domain_id = $1 AND l.short_code = $2`,
+      [domainId, code],
     );
     return row;
   }
@@ -249,8 +270,14 @@ export class PostgresLinks {
                max_clicks = ${next.maxClicks}, limited_clicks = ${next.limitedClicks},
                password_hash = ${next.passwordHash}
         WHERE id = ${id}`;
+      if (changes.tags !== undefined) {
+        await tx`DELETE FROM link_tags WHERE link_id = ${id}`;
+        if (next.tags.length > 0) {
+          await tx`INSERT INTO link_tags (link_id, tag) SELECT ${id}, unnest(${next.tags}::text[])`;
+        }
+      }
       await reportLinkEvent(tx, 'link.updated', next, Date.now());
-      await tx`SELECT pg_notify(${LINKS_CHANNEL}, ${next.shortCode})`;
+      await tx`SELECT pg_notify(${LINKS_CHANNEL}, ${linkNotice(next.domainId, next.shortCode)})`;
       return next;
     });
   }
@@ -260,21 +287,27 @@ export class PostgresLinks {
    * link is read first (and locked): a webhook is told of it as it was.
    */
   async deleteLink(id: number): Promise<boolean> {
-    return this.client.begin(async (tx) => {
-      const [link]: LinkDetail[] = await tx.unsafe(
-        `SELECT ${DETAIL_COLUMNS} FROM links l WHERE l.id = $1 FOR UPDATE`,
-        [id],
-      );
-      if (link === undefined) return false;
-      await reportLinkEvent(tx, 'link.deleted', link, Date.now());
-      const [gone]: { short_code: string }[] =
-        await tx`DELETE FROM links WHERE id = ${id} RETURNING short_code`;
-      if (gone === undefined) return false;
-      for (const table of LINK_CLICK_TABLES) {
-        await tx.unsafe(`DELETE FROM ${table} WHERE link_id = $1`, [id]);
-      }
-      await tx`SELECT pg_notify(${LINKS_CHANNEL}, ${gone.short_code})`;
-      return true;
-    });
+    return this.client.begin((tx) => removeLink(tx, id, Date.now()));
   }
+}
+
+/**
+ * Removes a link inside a transaction: its row (read first, and locked: a webhook is
+ * told of it as it was), its click records, counts, rollups and tags; announced.
+ */
+export async function removeLink(tx: SQL, id: number, now: number): Promise<boolean> {
+  const [link]: LinkDetail[] = await tx.unsafe(
+    `SELECT ${DETAIL_COLUMNS} FROM links l WHERE l.id = $1 FOR UPDATE`,
+    [id],
+  );
+  if (link === undefined) return false;
+  await reportLinkEvent(tx, 'link.deleted', link, now);
+  const [gone]: { short_code: string; domain_id: number }[] =
+    await tx`DELETE FROM links WHERE id = ${id} RETURNING short_code, domain_id`;
+  if (gone === undefined) return false;
+  for (const table of LINK_CLICK_TABLES) {
+    await tx.unsafe(`DELETE FROM ${table} WHERE link_id = $1`, [id]);
+  }
+  await tx`SELECT pg_notify(${LINKS_CHANNEL}, ${linkNotice(gone.domain_id, gone.short_code)})`;
+  return true;
 }

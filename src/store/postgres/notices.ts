@@ -10,12 +10,31 @@ import type { LinkChanged } from '../store.ts';
 
 /** The channel on which instances tell each other of links created, changed and deleted. */
 export const LINKS_CHANNEL = 'kurz_links';
+/** The notice on LINKS_CHANNEL of a change to the domains (no code starts with `/`). */
+export const DOMAINS_NOTICE = '/domains';
+
+/**
+ * The notice of a link's change: its code alone on the default domain (as before
+ * domains), `domainId/code` on another (no code holds a `/`).
+ */
+export function linkNotice(domainId: number, code: string): string {
+  return domainId === 0 ? code : `${domainId}/${code}`;
+}
+
+/** The domain and code a link notice names. */
+function parseNotice(notice: string): { domainId: number; code: string } {
+  const slash = notice.indexOf('/');
+  if (slash === -1) return { domainId: 0, code: notice };
+  return { domainId: Number(notice.slice(0, slash)), code: notice.slice(slash + 1) };
+}
+
 /** The prefix of each instance's own channel, on which it sends itself settle() markers. */
 const SETTLE_CHANNEL_PREFIX = 'kurz_settle_';
 
 export class PostgresNotices {
   private readonly listeners = new Set<LinkChanged>();
   private readonly resetListeners = new Set<() => void>();
+  private readonly domainListeners = new Set<() => void>();
   private readonly subscriptions: SQL.ListenSubscription[] = [];
   /** This instance's own channel: only it listens there. */
   private readonly settleChannel =
@@ -48,6 +67,12 @@ export class PostgresNotices {
     };
   }
 
+  /** Calls `changed` when any instance changes the domains, or notices may have been missed. */
+  watchDomains(changed: () => void): () => void {
+    this.domainListeners.add(changed);
+    return () => this.domainListeners.delete(changed);
+  }
+
   /**
    * Listens on LINKS_CHANNEL, and on this instance's settle channel, on one connection
    * of their own. Bun reconnects it when it drops and listens again; notices sent
@@ -58,8 +83,13 @@ export class PostgresNotices {
     this.subscriptions.push(
       await this.client.listen(
         LINKS_CHANNEL,
-        (code) => {
-          for (const listener of this.listeners) listener(code);
+        (notice) => {
+          if (notice === DOMAINS_NOTICE) {
+            for (const listener of this.domainListeners) listener();
+            return;
+          }
+          const { domainId, code } = parseNotice(notice);
+          for (const listener of this.listeners) listener(code, domainId);
         },
         () => {
           if (first) {
@@ -68,6 +98,7 @@ export class PostgresNotices {
           }
           this.log.info('kurz: listening to other instances again; link caches emptied');
           for (const reset of this.resetListeners) reset();
+          for (const changed of this.domainListeners) changed();
         },
       ),
     );

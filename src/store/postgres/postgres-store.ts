@@ -1,7 +1,7 @@
 // The PostgreSQL implementation of Store, over Bun's built-in client (Bun.SQL). Several
 // kurz instances may share one database: every promise the store makes (exact counts,
 // one winner per code, the first token key stored) is kept by PostgreSQL itself, never
-// by memory of one process. Its areas (accounts.ts, links.ts, click-log.ts,
+// by memory of one process. Its areas (accounts.ts, links.ts, domains.ts, click-log.ts,
 // analytics.ts, webhooks.ts, settings.ts, notices.ts) are composed here, each operation
 // held to the deadline of open.ts; the click pipeline (clicks/pipeline.ts) runs with
 // this engine's steps.
@@ -14,6 +14,7 @@ import type { Store } from '../store.ts';
 import { PostgresAccounts } from './accounts.ts';
 import { PostgresAnalytics } from './analytics.ts';
 import { PostgresClicks, postgresClickSteps } from './click-log.ts';
+import { PostgresDomains } from './domains.ts';
 import { PostgresLinks } from './links.ts';
 import { LINKS_CHANNEL, PostgresNotices } from './notices.ts';
 import { classify, connect, deadline, type PostgresOptions } from './open.ts';
@@ -80,6 +81,7 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresSt
     writeConcurrency: Math.max(1, Math.min(2, Math.floor(options.pool / 2))),
     ...guarded(new PostgresAccounts(client, LINKS_CHANNEL), run),
     ...guarded(new PostgresLinks(client), run),
+    ...guarded(new PostgresDomains(client), run),
     ...guarded(new PostgresClicks(client, (n) => pipeline.wrote(n)), run),
     ...guarded(new PostgresWebhooks(client), run),
     ...guarded(new PostgresSettings(client), run),
@@ -98,6 +100,7 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresSt
       }
     },
     watchLinks: (changed, reset) => notices.watchLinks(changed, reset),
+    watchDomains: (changed) => notices.watchDomains(changed),
     settle: () => notices.settle(),
     async close(): Promise<void> {
       if (closed) return;

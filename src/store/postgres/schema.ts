@@ -13,6 +13,7 @@ import {
   primaryKey,
   smallint,
   text,
+  uniqueIndex,
   varchar,
 } from 'drizzle-orm/pg-core';
 
@@ -29,14 +30,28 @@ export const users = pgTable('users', {
   tokenVersion: integer('token_version').notNull().default(0),
 });
 
+// The short domains besides the default one (domain 0, --base-url's, which has no row).
+export const domains = pgTable('domains', {
+  id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+  baseUrl: text('base_url').notNull(),
+  // The canonical host (hostname[:port]) a request's Host is compared with.
+  host: text('host').notNull().unique(),
+  rootRedirect: text('root_redirect'),
+  notFoundRedirect: text('not_found_redirect'),
+  createdAt: millis('created_at').notNull(),
+});
+
 export const links = pgTable(
   'links',
   {
     id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+    // 0: the default domain; else a row of `domains` (no foreign key: 0 has no row).
+    domainId: integer('domain_id').notNull().default(0),
     // Null for links made in open mode.
     userId: integer('user_id').references(() => users.id, { onDelete: 'cascade' }),
     originalUrl: text('original_url').notNull(),
-    shortCode: varchar('short_code', { length: 32 }).notNull().unique(),
+    // Unique per domain.
+    shortCode: varchar('short_code', { length: 32 }).notNull(),
     source: text('source'),
     createdAt: millis('created_at').notNull(),
     // As on SQLite: expiry by time or by clicks, and an optional password.
@@ -48,12 +63,31 @@ export const links = pgTable(
     passwordHash: text('password_hash'),
   },
   (table) => [
+    uniqueIndex('links_domain_code').on(table.domainId, table.shortCode),
+    index('links_domain_newest').on(
+      table.domainId,
+      sql`${table.createdAt} desc`,
+      sql`${table.id} desc`,
+    ),
     index('links_user_newest').on(
       table.userId,
       sql`${table.createdAt} desc`,
       sql`${table.id} desc`,
     ),
     index('links_newest').on(sql`${table.createdAt} desc`, sql`${table.id} desc`),
+  ],
+);
+
+// A link's tags, lower-cased, as on SQLite.
+export const linkTags = pgTable(
+  'link_tags',
+  {
+    linkId: integer('link_id').notNull(),
+    tag: varchar('tag', { length: 32 }).notNull(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.linkId, table.tag] }),
+    index('link_tags_tag').on(table.tag, table.linkId),
   ],
 );
 
@@ -245,7 +279,7 @@ export const webhookDeliveries = pgTable(
 
 /**
  * The tables whose rows belong to one link, by `link_id`: its clicks in every form and
- * its counts. Without foreign keys (see `clicks`), removing a link, or a user with their
+ * its counts, and its tags. Without foreign keys (see `clicks`), removing a link, or a user with their
  * links, removes their rows from each of these by hand.
  */
 export const LINK_CLICK_TABLES = [
@@ -254,4 +288,5 @@ export const LINK_CLICK_TABLES = [
   'click_days',
   'link_clicks',
   'pending_values',
+  'link_tags',
 ] as const;

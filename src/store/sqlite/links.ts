@@ -5,19 +5,20 @@
 
 import type { Database } from 'bun:sqlite';
 import { applyChanges } from '../link-changes.ts';
-import { insertWithQuota, ownersWithQuota } from '../link-quota.ts';
+import { codeKey, insertWithQuota, ownersWithQuota } from '../link-quota.ts';
 import { createdDetail } from '../outbox.ts';
-import type {
-  CodeHolder,
-  CreatedLink,
-  Link,
-  LinkChanges,
-  LinkChunkQuery,
-  LinkDetail,
-  LinkPage,
-  LinkQuery,
-  LinkTarget,
-  NewLink,
+import {
+  type CodeHolder,
+  type CreatedLink,
+  DEFAULT_DOMAIN,
+  type Link,
+  type LinkChanges,
+  type LinkChunkQuery,
+  type LinkDetail,
+  type LinkPage,
+  type LinkQuery,
+  type LinkTarget,
+  type NewLink,
 } from '../store.ts';
 import { CLICKS_COLUMN, CLICKS_JOINS, CLICKS_OF_LINKS } from './click-counts.ts';
 import { LINK_CLICK_TABLES } from './schema.ts';
@@ -31,8 +32,8 @@ import type { SqliteWebhooks } from './webhooks.ts';
 function linkLists(sqlite: Database) {
   const page = (where: string) => `${CLICKS_OF_LINKS},
     page AS (SELECT id FROM links ${where} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?)
-    SELECT l.id, l.user_id AS userId, l.original_url AS originalUrl, l.short_code AS shortCode,
-           l.created_at AS createdAt, ${CLICKS_COLUMN}
+    SELECT l.id, l.user_id AS userId, l.domain_id AS domainId, l.original_url AS originalUrl,
+           l.short_code AS shortCode, l.created_at AS createdAt, ${CLICKS_COLUMN}
     FROM page JOIN links l ON l.id = page.id ${CLICKS_JOINS}
     ORDER BY l.created_at DESC, l.id DESC`;
   return {
@@ -56,24 +57,25 @@ function linkChunks(sqlite: Database) {
   const chunk = (where: string) => `${CLICKS_OF_LINKS},
     chunk AS (SELECT id FROM links WHERE ${where}(created_at, id) < (?, ?)
               ORDER BY created_at DESC, id DESC LIMIT ?)
-    SELECT l.id, l.user_id AS userId, l.original_url AS originalUrl, l.short_code AS shortCode,
-           l.created_at AS createdAt, ${CLICKS_COLUMN}
+    SELECT l.id, l.user_id AS userId, l.domain_id AS domainId, l.original_url AS originalUrl,
+           l.short_code AS shortCode, l.created_at AS createdAt, ${CLICKS_COLUMN}
     FROM chunk JOIN links l ON l.id = chunk.id ${CLICKS_JOINS}
     ORDER BY l.created_at DESC, l.id DESC`;
   const details = (where: string) => `${CLICKS_OF_LINKS},
     chunk AS (SELECT id FROM links WHERE ${where}(created_at, id) < (?, ?)
               ORDER BY created_at DESC, id DESC LIMIT ?)
-    SELECT l.id, l.user_id AS userId, l.original_url AS originalUrl, l.short_code AS shortCode,
-           l.created_at AS createdAt, l.source, l.expires_at AS expiresAt,
-           l.max_clicks AS maxClicks, l.limited_clicks AS limitedClicks,
-           l.password_hash AS passwordHash, ${CLICKS_COLUMN}
+    SELECT l.id, l.user_id AS userId, l.domain_id AS domainId, l.original_url AS originalUrl,
+           l.short_code AS shortCode, l.created_at AS createdAt, l.source,
+           l.expires_at AS expiresAt, l.max_clicks AS maxClicks,
+           l.limited_clicks AS limitedClicks, l.password_hash AS passwordHash, ${TAGS_COLUMN},
+           ${CLICKS_COLUMN}
     FROM chunk JOIN links l ON l.id = chunk.id ${CLICKS_JOINS}
     ORDER BY l.created_at DESC, l.id DESC`;
   return {
     all: sqlite.prepare<Link, [number, number, number]>(chunk('')),
     ofUser: sqlite.prepare<Link, [number, number, number, number]>(chunk('user_id = ? AND ')),
-    details: sqlite.prepare<LinkDetail, [number, number, number]>(details('')),
-    detailsOfUser: sqlite.prepare<LinkDetail, [number, number, number, number]>(
+    details: sqlite.prepare<StoredDetail, [number, number, number]>(details('')),
+    detailsOfUser: sqlite.prepare<StoredDetail, [number, number, number, number]>(
       details('user_id = ? AND '),
     ),
   };
@@ -85,11 +87,12 @@ function linkChunks(sqlite: Database) {
  * Each value is a probe of the code's unique index, or of links_user_newest.
  */
 function codeHolders(sqlite: Database) {
-  const columns = `short_code AS shortCode, user_id AS userId, original_url AS originalUrl,
-    created_at AS createdAt`;
+  const columns = `domain_id AS domainId, short_code AS shortCode, user_id AS userId,
+    original_url AS originalUrl, created_at AS createdAt`;
   return {
-    byCodes: sqlite.prepare<CodeHolder, [string]>(
-      `SELECT ${columns} FROM links WHERE short_code IN (SELECT value FROM json_each(?))`,
+    byCodes: sqlite.prepare<CodeHolder, [number, string]>(
+      `SELECT ${columns} FROM links
+       WHERE domain_id = ? AND short_code IN (SELECT value FROM json_each(?))`,
     ),
     ownersAt: sqlite.prepare<CodeHolder, [number, string]>(
       `SELECT ${columns} FROM links
@@ -102,27 +105,64 @@ function codeHolders(sqlite: Database) {
   };
 }
 
+/** A link's tags, as a JSON array in alphabetical order (StoredDetail's `tags`). */
+const TAGS_COLUMN = `(SELECT json_group_array(tag) FROM
+  (SELECT tag FROM link_tags WHERE link_id = l.id ORDER BY tag)) AS tags`;
+
+/** A LinkDetail as a row holds it: its tags as JSON text. */
+type StoredDetail = Omit<LinkDetail, 'tags'> & { tags: string };
+
+/** The LinkDetail of a row read with TAGS_COLUMN. */
+function detailOf(row: StoredDetail): LinkDetail {
+  return { ...row, tags: JSON.parse(row.tags) };
+}
+
 /** The columns of a LinkDetail, with the clicks the counts file and the log's tail hold. */
-const DETAIL_COLUMNS = `l.id, l.user_id AS userId, l.original_url AS originalUrl,
-  l.short_code AS shortCode, l.created_at AS createdAt, l.source,
-  l.expires_at AS expiresAt, l.max_clicks AS maxClicks, l.limited_clicks AS limitedClicks,
-  l.password_hash AS passwordHash,
+const DETAIL_COLUMNS = `l.id, l.user_id AS userId, l.domain_id AS domainId,
+  l.original_url AS originalUrl, l.short_code AS shortCode, l.created_at AS createdAt,
+  l.source, l.expires_at AS expiresAt, l.max_clicks AS maxClicks,
+  l.limited_clicks AS limitedClicks, l.password_hash AS passwordHash, ${TAGS_COLUMN},
   coalesce((SELECT clicks FROM counts.link_clicks WHERE link_id = l.id), 0)
   + (SELECT count(*) FROM clicks WHERE link_id = l.id
      AND id > (SELECT coalesce(max(through), 0) FROM counts.rollup)) AS clicks`;
+
+/** Writes a link's tags: the whole set, replacing any before it. */
+function linkTagWriter(sqlite: Database) {
+  const clear = sqlite.prepare<unknown, [number]>('DELETE FROM link_tags WHERE link_id = ?');
+  const add = sqlite.prepare<unknown, [number, string]>(
+    'INSERT OR IGNORE INTO link_tags (link_id, tag) VALUES (?, ?)',
+  );
+  return {
+    /** Adds the tags of a link just made (it has none yet). */
+    add(linkId: number, tags: readonly string[] | undefined): void {
+      for (const tag of tags ?? []) add.run(linkId, tag);
+    },
+    replace(linkId: number, tags: readonly string[]): void {
+      clear.run(linkId);
+      for (const tag of tags) add.run(linkId, tag);
+    },
+    statements: [clear, add],
+  };
+}
+
+type LinkTagWriter = ReturnType<typeof linkTagWriter>;
 
 /**
  * Reading, changing and removing one link. A removed link's rows of the counts file
  * stay (a few bytes; ids are never reused): writing that file here would wait on the
  * rollup's open transaction there.
  */
-function linkManagement(sqlite: Database, hooks: SqliteWebhooks) {
-  const byCode = sqlite.prepare<LinkDetail, [string]>(
-    `SELECT ${DETAIL_COLUMNS} FROM links l WHERE l.short_code = ?`,
+function linkManagement(sqlite: Database, hooks: SqliteWebhooks, tags: LinkTagWriter) {
+  const byCode = sqlite.prepare<StoredDetail, [number, string]>(
+    `SELECT ${DETAIL_COLUMNS} FROM links l WHERE l.domain_id = ? AND l.short_code = ?`,
   );
-  const byId = sqlite.prepare<LinkDetail, [number]>(
+  const byId = sqlite.prepare<StoredDetail, [number]>(
     `SELECT ${DETAIL_COLUMNS} FROM links l WHERE l.id = ?`,
   );
+  const detailById = (id: number): LinkDetail | undefined => {
+    const row = byId.get(id);
+    return row === null ? undefined : detailOf(row);
+  };
   const write = sqlite.prepare<
     unknown,
     [string, number | null, number | null, number, string | null, number]
@@ -134,11 +174,22 @@ function linkManagement(sqlite: Database, hooks: SqliteWebhooks) {
     'DELETE FROM links WHERE id = ?',
     ...LINK_CLICK_TABLES.map((table) => `DELETE FROM ${table} WHERE link_id = ?`),
   ].map((text) => sqlite.prepare<unknown, [number]>(text));
+  /** Removes a link and what belongs to it, telling its webhooks of it as it was. */
+  const removeOne = (id: number, now: number): boolean => {
+    const gone = detailById(id);
+    if (gone === undefined) return false;
+    hooks.linkEvent('link.deleted', gone, now);
+    for (const statement of removals) statement.run(id);
+    return true;
+  };
   return {
-    byCode,
+    byCode(domainId: number, code: string): LinkDetail | undefined {
+      const row = byCode.get(domainId, code);
+      return row === null ? undefined : detailOf(row);
+    },
     update: sqlite.transaction((id: number, changes: LinkChanges): LinkDetail | undefined => {
-      const current = byId.get(id);
-      if (current === null) return undefined;
+      const current = detailById(id);
+      if (current === undefined) return undefined;
       const next = applyChanges(current, changes);
       write.run(
         next.originalUrl,
@@ -148,17 +199,13 @@ function linkManagement(sqlite: Database, hooks: SqliteWebhooks) {
         next.passwordHash,
         id,
       );
+      if (changes.tags !== undefined) tags.replace(id, next.tags);
       hooks.linkEvent('link.updated', next, Date.now());
       return next;
     }),
-    remove: sqlite.transaction((id: number): boolean => {
-      // Read first: a webhook is told of the link as it was.
-      const gone = byId.get(id);
-      if (gone === null) return false;
-      hooks.linkEvent('link.deleted', gone, Date.now());
-      for (const statement of removals) statement.run(id);
-      return true;
-    }),
+    remove: sqlite.transaction((id: number): boolean => removeOne(id, Date.now())),
+    /** Removes links inside a transaction of the caller's. */
+    removeOne,
     finalize() {
       for (const statement of [byCode, byId, write, ...removals]) statement.finalize();
     },
@@ -168,7 +215,8 @@ function linkManagement(sqlite: Database, hooks: SqliteWebhooks) {
 /** The link operations of the store; the façade runs each through its guards. */
 export function sqliteLinks(sqlite: Database, hooks: SqliteWebhooks) {
   const lists = linkLists(sqlite);
-  const manage = linkManagement(sqlite, hooks);
+  const tags = linkTagWriter(sqlite);
+  const manage = linkManagement(sqlite, hooks, tags);
   // Prepared on first use: most runs never stream a whole list or import.
   let chunks: ReturnType<typeof linkChunks> | undefined;
   let holders: ReturnType<typeof codeHolders> | undefined;
@@ -176,6 +224,7 @@ export function sqliteLinks(sqlite: Database, hooks: SqliteWebhooks) {
     { id: number },
     [
       number | null,
+      number,
       string,
       string,
       string | null,
@@ -186,22 +235,25 @@ export function sqliteLinks(sqlite: Database, hooks: SqliteWebhooks) {
       string | null,
     ]
   >(
-    `INSERT INTO links (user_id, original_url, short_code, source, created_at, expires_at,
-       max_clicks, limited_clicks, password_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-     ON CONFLICT (short_code) DO NOTHING RETURNING id`,
+    `INSERT INTO links (user_id, domain_id, original_url, short_code, source, created_at,
+       expires_at, max_clicks, limited_clicks, password_hash)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (domain_id, short_code) DO NOTHING RETURNING id`,
   );
-  const linkByCode = sqlite.prepare<LinkTarget, [string]>(
+  const linkByCode = sqlite.prepare<LinkTarget, [number, string]>(
     `SELECT id, user_id AS userId, original_url AS originalUrl, source, expires_at AS expiresAt,
        max_clicks AS maxClicks, limited_clicks AS limitedClicks, password_hash AS passwordHash
-     FROM links WHERE short_code = ?`,
+     FROM links WHERE domain_id = ? AND short_code = ?`,
   );
 
-  /** Inserts links with distinct codes, each with its link.created messages; the ids made. */
+  /** Inserts links with distinct codes, each with its tags and link.created messages; the ids made. */
   const insertRows = (batch: readonly NewLink[], now: number): Map<string, number> => {
     const made = new Map<string, number>();
     for (const link of batch) {
+      const domainId = link.domainId ?? DEFAULT_DOMAIN;
       const row = insertLink.get(
         link.userId,
+        domainId,
         link.originalUrl,
         link.shortCode,
         link.source,
@@ -212,7 +264,8 @@ export function sqliteLinks(sqlite: Database, hooks: SqliteWebhooks) {
         link.passwordHash ?? null,
       );
       if (row === null) continue;
-      made.set(link.shortCode, row.id);
+      made.set(codeKey(domainId, link.shortCode), row.id);
+      tags.add(row.id, link.tags);
       hooks.linkEvent('link.created', createdDetail(link, row.id), now);
     }
     return made;
@@ -255,14 +308,16 @@ export function sqliteLinks(sqlite: Database, hooks: SqliteWebhooks) {
 
     listLinkDetailsAfter({ owner, after, limit }: LinkChunkQuery): LinkDetail[] {
       chunks ??= linkChunks(sqlite);
-      return owner === null
-        ? chunks.details.all(after.createdAt, after.id, limit)
-        : chunks.detailsOfUser.all(owner, after.createdAt, after.id, limit);
+      const rows =
+        owner === null
+          ? chunks.details.all(after.createdAt, after.id, limit)
+          : chunks.detailsOfUser.all(owner, after.createdAt, after.id, limit);
+      return rows.map(detailOf);
     },
 
-    findLinksByCodes(codes: readonly string[]): CodeHolder[] {
+    findLinksByCodes(codes: readonly string[], domainId = DEFAULT_DOMAIN): CodeHolder[] {
       holders ??= codeHolders(sqlite);
-      return holders.byCodes.all(JSON.stringify(codes));
+      return holders.byCodes.all(domainId, JSON.stringify(codes));
     },
 
     findLinksCreatedAt(owner: number | null, times: readonly number[]): CodeHolder[] {
@@ -271,18 +326,23 @@ export function sqliteLinks(sqlite: Database, hooks: SqliteWebhooks) {
       return owner === null ? holders.noOnesAt.all(at) : holders.ownersAt.all(owner, at);
     },
 
-    findLinkByCode: (code: string): LinkTarget | undefined => linkByCode.get(code) ?? undefined,
-    findLinkDetail: (code: string): LinkDetail | undefined => manage.byCode.get(code) ?? undefined,
+    findLinkByCode: (code: string, domainId = DEFAULT_DOMAIN): LinkTarget | undefined =>
+      linkByCode.get(domainId, code) ?? undefined,
+    findLinkDetail: (code: string, domainId = DEFAULT_DOMAIN): LinkDetail | undefined =>
+      manage.byCode(domainId, code),
     updateLink: (id: number, changes: LinkChanges) => manage.update(id, changes),
     deleteLink: (id: number) => manage.remove(id),
   };
   return {
     operations,
+    /** Removes a link inside the caller's transaction (a domain's removal). */
+    removeLink: manage.removeOne,
     /** Finalizes its statements, so the file really closes. */
     finalize(): void {
       const statements = [
         insertLink,
         linkByCode,
+        ...tags.statements,
         ...Object.values(lists),
         ...Object.values(chunks ?? {}),
         ...Object.values(holders ?? {}),

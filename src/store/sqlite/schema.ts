@@ -2,7 +2,14 @@
 // Times are integer milliseconds since the Unix epoch (UTC).
 
 import { sql } from 'drizzle-orm';
-import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import {
+  index,
+  integer,
+  primaryKey,
+  sqliteTable,
+  text,
+  uniqueIndex,
+} from 'drizzle-orm/sqlite-core';
 
 export const users = sqliteTable('users', {
   id: integer('id').primaryKey({ autoIncrement: true }),
@@ -15,15 +22,33 @@ export const users = sqliteTable('users', {
   tokenVersion: integer('token_version').notNull().default(0),
 });
 
+// The short domains besides the default one (whose base URL is --base-url's, and which
+// is domain 0: it has no row, so a new --base-url moves its links with it).
+export const domains = sqliteTable('domains', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  // scheme://host[:port], as added (normalised: lower case, punycode, no default port).
+  baseUrl: text('base_url').notNull(),
+  // The canonical host (hostname[:port]) a request's Host is compared with.
+  host: text('host').notNull().unique(),
+  // Where a bare `/` on this domain goes; null: the JSON 404.
+  rootRedirect: text('root_redirect'),
+  // Where an unknown code on this domain goes; null: the JSON 404.
+  notFoundRedirect: text('not_found_redirect'),
+  createdAt: integer('created_at').notNull(),
+});
+
 export const links = sqliteTable(
   'links',
   {
     id: integer('id').primaryKey({ autoIncrement: true }),
+    // The short domain: 0 for the default one, else a row of `domains`. No foreign key:
+    // domain 0 has no row.
+    domainId: integer('domain_id').notNull().default(0),
     // Null for links made in open mode.
     userId: integer('user_id').references(() => users.id, { onDelete: 'cascade' }),
     originalUrl: text('original_url').notNull(),
-    // Custom codes may be 32 characters; the column holds them whole.
-    shortCode: text('short_code', { length: 32 }).notNull().unique(),
+    // Custom codes may be 32 characters; the column holds them whole. Unique per domain.
+    shortCode: text('short_code', { length: 32 }).notNull(),
     // The `source` given at creation; copied into each click record.
     source: text('source'),
     createdAt: integer('created_at').notNull(),
@@ -40,12 +65,32 @@ export const links = sqliteTable(
     // redirect never rewrites a random page of this table.
   },
   (table) => [
+    uniqueIndex('links_domain_code').on(table.domainId, table.shortCode),
+    index('links_domain_newest').on(
+      table.domainId,
+      sql`${table.createdAt} desc`,
+      sql`${table.id} desc`,
+    ),
     index('links_user_newest').on(
       table.userId,
       sql`${table.createdAt} desc`,
       sql`${table.id} desc`,
     ),
     index('links_newest').on(sql`${table.createdAt} desc`, sql`${table.id} desc`),
+  ],
+);
+
+// A link's tags, lower-cased: the whole set is replaced when it changes. Read by link
+// (details, the full list) and by tag (the list's filter, a tag's stats).
+export const linkTags = sqliteTable(
+  'link_tags',
+  {
+    linkId: integer('link_id').notNull(),
+    tag: text('tag', { length: 32 }).notNull(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.linkId, table.tag] }),
+    index('link_tags_tag').on(table.tag, table.linkId),
   ],
 );
 
@@ -255,7 +300,7 @@ export const webhookDeliveries = sqliteTable(
 );
 
 /**
- * The tables whose rows belong to one link, by `link_id`: its clicks in every form.
+ * The tables whose rows belong to one link, by `link_id`: its clicks in every form, and its tags.
  * They have no foreign key (see `clicks`), so removing a link, or a user with their
  * links, removes their rows from each of these by hand.
  */
@@ -264,4 +309,5 @@ export const LINK_CLICK_TABLES = [
   'click_records',
   'click_days',
   'pending_values',
+  'link_tags',
 ] as const;

@@ -1,4 +1,4 @@
-// The SQLite implementation of Store: its areas (accounts.ts, links.ts, click-log.ts,
+// The SQLite implementation of Store: its areas (accounts.ts, links.ts, domains.ts, click-log.ts,
 // analytics.ts, webhooks.ts, settings.ts), each a set of prepared statements on one
 // connection, composed behind the guards of open.ts; and the click pipeline
 // (clicks/pipeline.ts) run with this engine's steps. Nothing builds SQL per request.
@@ -12,6 +12,7 @@ import { sqliteAccounts } from './accounts.ts';
 import { SqliteAnalytics } from './analytics.ts';
 import type { ClickRollup } from './click-counts.ts';
 import { sqliteClickSteps, sqliteClicks } from './click-log.ts';
+import { sqliteDomains } from './domains.ts';
 import { sqliteLinks } from './links.ts';
 import {
   classify,
@@ -60,6 +61,11 @@ export function openSqlite(options: SqliteOptions): SqliteStore {
   const accounts = sqliteAccounts(sqlite);
   const settings = sqliteSettings(sqlite);
   const links = sqliteLinks(sqlite, hooks);
+  // This process's own domain changes are told at once; another's through data_version.
+  const domainWatchers = new Set<() => void>();
+  const domains = sqliteDomains(sqlite, links.removeLink, () => {
+    for (const changed of domainWatchers) changed();
+  });
   const steps = sqliteClickSteps(rollup, analytics);
   const pipeline = new ClickPipeline(
     // Retention's removals are writes: the guard refuses them as it refuses any.
@@ -88,6 +94,11 @@ export function openSqlite(options: SqliteOptions): SqliteStore {
       'touchApiKey',
     ]),
     ...guardedWrites(links.operations, read, write, ['createLinks', 'updateLink', 'deleteLink']),
+    ...guardedWrites(domains.operations, read, write, [
+      'createDomain',
+      'updateDomain',
+      'deleteDomain',
+    ]),
     ...guardedWrites(clicks.operations, read, write, ['recordClicks', 'importClicks']),
     ...guardedWrites(hooks.operations, read, write, [
       'createWebhook',
@@ -149,6 +160,17 @@ export function openSqlite(options: SqliteOptions): SqliteStore {
       return stop;
     },
 
+    watchDomains(changed: () => void): () => void {
+      domainWatchers.add(changed);
+      const unwatch = watchDataVersion(sqlite, changed);
+      const stop = () => {
+        domainWatchers.delete(changed);
+        if (watchers.delete(stop)) unwatch();
+      };
+      watchers.add(stop);
+      return stop;
+    },
+
     /**
      * Reads, then checks the file (identity, writability, free space) and a recent write
      * failure. The real write that proves writability is /health's (health/health-check.ts).
@@ -172,7 +194,7 @@ export function openSqlite(options: SqliteOptions): SqliteStore {
       try {
         // A handle with live statements would linger; finalize ours so the files really close.
         analytics.finalize();
-        for (const area of [links, accounts, settings, hooks, clicks]) area.finalize();
+        for (const area of [links, domains, accounts, settings, hooks, clicks]) area.finalize();
         totals.finalize();
         sqlite.run('PRAGMA main.wal_checkpoint(TRUNCATE)');
         sqlite.run('PRAGMA counts.wal_checkpoint(TRUNCATE)');
