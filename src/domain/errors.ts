@@ -50,6 +50,20 @@ export const Messages = {
   webhookEvents:
     'events must be a non-empty list of link.created, link.updated, link.deleted, clicks',
   webhookLimit: 'Webhook limit reached',
+  unknownDomain: "domain must name one of this service's short domains (its host or base URL)",
+  domainRule:
+    'Domain must be a base URL such as https://go.example.com: http or https, a host, an optional port, nothing after',
+  domainTaken: 'Domain already exists',
+  domainIsDefault: 'This is the default domain, set by --base-url',
+  domainInUse: 'Domain still has links: move or delete them first, or remove it with_links',
+  domainsAdminMissing: 'Domain management needs an admin token (--admin-token)',
+  domainRedirectRule: 'root_redirect and not_found_redirect must be http(s) URLs or null',
+  tagsRule:
+    'tags must be a list of at most 10 tags, each 1 to 32 letters, digits, hyphens or underscores',
+  tagRule: 'tag must be 1 to 32 letters, digits, hyphens or underscores',
+  bulkRule: 'links must be a list of 1 to 1000 links',
+  listSortRule: 'sort must be created, clicks or code, and order asc or desc',
+  listViewRule: 'view must be full',
 } as const;
 
 export type Message = (typeof Messages)[keyof typeof Messages];
