@@ -11,6 +11,7 @@ import { ClickWriter } from './clicks/click-writer.ts';
 import type { Mode, RateLimits, Registration } from './config/config.ts';
 import { parseTrustedProxies } from './config/values.ts';
 import type { Blocklist } from './domain/targets.ts';
+import type { DomainRegistry } from './domains/registry.ts';
 import { healthRoutes } from './health/routes.ts';
 import { AccessLog } from './http/access-log.ts';
 import { crossOrigin } from './http/cross-origin.ts';
@@ -87,6 +88,8 @@ export interface AppDeps {
   metricsToken?: string;
   /** A line per request answered (--access-log on). */
   accessLog?: boolean;
+  /** The short domains (DomainRegistry.open), followed as any instance changes them. */
+  domains: DomainRegistry;
 }
 
 /** Writes that may wait for a commit at once, per writer, before more are refused with 503. */
@@ -120,7 +123,7 @@ export async function drainWriters(writers: Writers): Promise<void> {
 }
 
 export function createApp(deps: AppDeps) {
-  const { mode, store } = deps;
+  const { mode, store, domains } = deps;
   const log = deps.log ?? consoleLogger;
   const writers = deps.writers ?? createWriters(store, log);
   const limits = createAbuseLimits(deps.rateLimits);
@@ -135,12 +138,12 @@ export function createApp(deps: AppDeps) {
   // Every change this instance commits reaches the cache here; other instances' changes
   // reach it through the store (watchLinks).
   const events = new LinkEvents();
-  events.on((event) => cache.forget(event.code));
+  events.on((event) => cache.forget(event.code, event.domainId));
   const webhooks =
     deps.webhooks ??
     new WebhookDispatcher({
       store,
-      baseUrl: deps.baseUrl,
+      domainOf: domains.domainOf,
       log,
       policy: { allowPrivate: false, resolve: systemResolve },
     });
@@ -161,6 +164,7 @@ export function createApp(deps: AppDeps) {
     clientOf,
     headers,
     passwords,
+    domains,
   });
   const metrics =
     deps.metricsToken === undefined
@@ -189,7 +193,14 @@ export function createApp(deps: AppDeps) {
     // The document describes the finished app, so it reads the routes when first asked.
     .use(apiDocs(mode, () => finished, deps.baseUrl))
     .use(healthRoutes(store))
-    .use(webRoutes({ mode, baseUrl: deps.baseUrl, registration: deps.registration ?? 'open' }))
+    .use(
+      webRoutes({
+        mode,
+        baseUrl: deps.baseUrl,
+        registration: deps.registration ?? 'open',
+        domains,
+      }),
+    )
     .use(
       linkRoutes({
         mode,
@@ -203,6 +214,7 @@ export function createApp(deps: AppDeps) {
         clientOf,
         blocklist,
         maxLinksPerUser: deps.maxLinksPerUser,
+        domains,
       }),
     )
     .use(
@@ -215,9 +227,10 @@ export function createApp(deps: AppDeps) {
         adminToken: deps.adminToken,
         baseUrl: deps.baseUrl,
         blocklist,
+        domains,
       }),
     )
-    .use(statsRoutes({ mode, store, secret }))
+    .use(statsRoutes({ mode, store, secret, domains }))
     .use(webhookRoutes({ mode, store, secret, adminToken: deps.adminToken, dispatcher: webhooks }));
   if (metrics !== undefined && deps.metricsToken !== undefined) {
     app.use(metricsRoutes(metrics, deps.metricsToken));

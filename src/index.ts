@@ -11,6 +11,7 @@ import { copyCommand } from './copy/command.ts';
 import { describeDatabase } from './domain/database-url.ts';
 import { StoreUnavailableError } from './domain/errors.ts';
 import { printable } from './domain/printable.ts';
+import { DomainRegistry } from './domains/registry.ts';
 import { healthcheckCommand } from './health/command.ts';
 import { consoleLogger, type Logger, loggerFor } from './logger.ts';
 import { openStore } from './store/open.ts';
@@ -180,9 +181,10 @@ async function serve(config: Config): Promise<number> {
   });
   const writers = createWriters(store, log);
   let baseUrl = config.baseUrl;
+  const domains = await DomainRegistry.open(store, () => baseUrl ?? '');
   const webhooks = new WebhookDispatcher({
     store,
-    baseUrl: () => baseUrl ?? '',
+    domainOf: domains.domainOf,
     log,
     policy: { allowPrivate: config.webhookAllowPrivate, resolve: systemResolve },
   });
@@ -205,6 +207,7 @@ async function serve(config: Config): Promise<number> {
     metricsToken: config.metricsToken,
     accessLog: config.accessLog,
     log,
+    domains,
   });
   app.listen({
     hostname: config.host,

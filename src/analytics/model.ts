@@ -10,6 +10,9 @@ const Top = t.Array(Entry, { description: 'At most 10, most clicks first.' });
 export const LinkStats = t.Object(
   {
     short_code: t.String(),
+    domain: t.Optional(
+      t.String({ description: "The host of the link's short domain (a link's stats only)." }),
+    ),
     from: t.String({ format: 'date' }),
     to: t.String({ format: 'date' }),
     clicks: Type.Integer({ description: 'All-time clicks.' }),

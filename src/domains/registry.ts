@@ -134,10 +134,8 @@ export class DomainRegistry {
     return id === DEFAULT_DOMAIN ? this.default : this.byId.get(id);
   }
 
-  /** The base URL of a link's domain (the default one's for a domain removed meanwhile). */
-  baseUrlOf(id: number): string {
-    return (this.of(id) ?? this.default).baseUrl;
-  }
+  /** A link's domain (the default one for a domain removed meanwhile): its JSON's `domain` and `short_url`. */
+  readonly domainOf = (id: number): ShortDomain => this.of(id) ?? this.default;
 
   /**
    * The domain a request's Host header chooses: a registered one, else the default one
@@ -177,7 +175,17 @@ export class DomainRegistry {
 export function hostOfName(name: string): string | undefined {
   if (/^https?:\/\//i.test(name)) {
     const url = URL.parse(name);
-    return url === null || url.hostname === '' ? undefined : urlHost(url);
+    // A base URL names a domain only whole: nothing after its host and port.
+    const bare =
+      url !== null &&
+      url.hostname !== '' &&
+      url.pathname === '/' &&
+      url.search === '' &&
+      url.hash === '' &&
+      url.username === '' &&
+      url.password === '' &&
+      !/[?#]/.test(name);
+    return bare ? urlHost(url) : undefined;
   }
   return normalizeHost(name);
 }

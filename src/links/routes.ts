@@ -9,6 +9,7 @@ import { generateCode, isCodeShaped, parseCustomCode } from '../domain/codes.ts'
 import { ApiError, badRequest, Messages } from '../domain/errors.ts';
 import { parseExpiresAt, parseLinkPassword, parseMaxClicks } from '../domain/link-settings.ts';
 import { parseSource } from '../domain/sources.ts';
+import { parseTags } from '../domain/tags.ts';
 import type { Blocklist } from '../domain/targets.ts';
 import { parseTargetUrl } from '../domain/urls.ts';
 import { parseJsonBody, requireJsonObject } from '../http/body.ts';
@@ -27,6 +28,7 @@ import {
   type Store,
   type Link as StoredLink,
 } from '../store/store.ts';
+import { DomainQuery, type Domains, namedDomain, queryDomain } from './link-domain.ts';
 import type { LinkEvents } from './link-events.ts';
 import { linkToJson } from './link-json.ts';
 import type { LinkWriter } from './link-writer.ts';
@@ -58,11 +60,13 @@ export interface LinkRoutesOptions {
   blocklist: () => Blocklist | undefined;
   /** Links one user may own (accounts mode); 0 or absent: no limit. */
   maxLinksPerUser?: number;
+  domains: Domains;
 }
 
 export function linkRoutes(options: LinkRoutesOptions) {
   const { mode, store, links, events, passwords, secret, baseUrl, limits, clientOf, blocklist } =
     options;
+  const { domains } = options;
   const toJson = linkToJson(mode);
   const Link = linkSchema(mode);
   const List = linkListSchema(mode);
@@ -105,10 +109,15 @@ export function linkRoutes(options: LinkRoutesOptions) {
     throw new Error('could not generate a free short code');
   }
 
-  /** The short URL of a link the caller may see (owner only in accounts mode), or 404. */
-  async function shortUrlOf(code: string, owner: number | null): Promise<string> {
-    visibleTo(isCodeShaped(code) ? await store.findLinkByCode(code) : undefined, owner);
-    return `${baseUrl()}/${code}`;
+  /**
+   * The short URL of a link (on the domain `?domain=` names) the caller may see (owner
+   * only in accounts mode), or 404.
+   */
+  async function shortUrlOf(request: Request, code: string, owner: number | null) {
+    const domain = queryDomain(domains, request);
+    const link = isCodeShaped(code) ? await store.findLinkByCode(code, domain.id) : undefined;
+    visibleTo(link, owner);
+    return `${domain.isDefault ? baseUrl() : domain.baseUrl}/${code}`;
   }
   // In accounts mode every link route needs a bearer token.
   const authErrors = mode === 'accounts' ? ([401] as const) : ([] as const);
@@ -117,8 +126,8 @@ export function linkRoutes(options: LinkRoutesOptions) {
     ...(mode === 'accounts' ? { security: [{ bearer: [] }] } : {}),
   };
 
-  async function qrAnswer(code: string, owner: number | null, format: QrFormat) {
-    const image = await format.render(await shortUrlOf(code, owner));
+  async function qrAnswer(request: Request, code: string, owner: number | null, format: QrFormat) {
+    const image = await format.render(await shortUrlOf(request, code, owner));
     return new Response(image, {
       headers: {
         'content-type': format.type,
@@ -129,9 +138,10 @@ export function linkRoutes(options: LinkRoutesOptions) {
   }
   const qrHooks = (format: QrFormat, operationId: string) => ({
     params: CodeParams,
+    query: DomainQuery,
     response: {
       200: t.String({ contentMediaType: format.type, description: format.description }),
-      ...errorResponses(...authErrors, 404, 500, 503),
+      ...errorResponses(400, ...authErrors, 404, 500, 503),
     },
     detail: { ...docs, operationId, summary: `QR code of a short URL (${format.name})` },
   });
@@ -147,10 +157,14 @@ export function linkRoutes(options: LinkRoutesOptions) {
         const expiresAt = parseExpiresAt(body.expires_at) ?? null;
         const maxClicks = parseMaxClicks(body.max_clicks) ?? null;
         const password = parseLinkPassword(body.password);
+        const tags = parseTags(body.tags);
+        const domain = namedDomain(domains, body.domain);
         const passwordHash = password ? await passwords.hash(password) : null;
         const link: StoredLink = await create(
           {
             userId: owner,
+            domainId: domain.id,
+            tags,
             originalUrl,
             source,
             createdAt: Date.now(),
@@ -160,7 +174,7 @@ export function linkRoutes(options: LinkRoutesOptions) {
           },
           custom,
         );
-        events.emit({ kind: 'created', code: link.shortCode });
+        events.emit({ kind: 'created', code: link.shortCode, domainId: link.domainId });
         return jsonResponse(201, Link, toJson(link));
       },
       {
@@ -175,7 +189,7 @@ export function linkRoutes(options: LinkRoutesOptions) {
           ...docs,
           operationId: 'shorten',
           summary: 'Shorten a URL',
-          description: `Creates a short link${mode === 'accounts' ? ' owned by the caller' : ''}. Checks, in order: body size (413), ${mode === 'accounts' ? 'token (401), ' : ''}a JSON object, \`url\`, \`custom_code\` (\`This code is reserved and cannot be used\` for reserved words), \`source\`, \`expires_at\`, \`max_clicks\`, \`password\`, then \`Custom code already taken\`${mode === 'accounts' ? ' and the per-user quota (403 `Link limit reached`)' : ''}. The 201 is sent once the link is committed.`,
+          description: `Creates a short link${mode === 'accounts' ? ' owned by the caller' : ''}. Checks, in order: body size (413), ${mode === 'accounts' ? 'token (401), ' : ''}a JSON object, \`url\`, \`custom_code\` (\`This code is reserved and cannot be used\` for reserved words), \`source\`, \`expires_at\`, \`max_clicks\`, \`password\`, \`tags\`, \`domain\`, then \`Custom code already taken\` (a code is unique per domain)${mode === 'accounts' ? ' and the per-user quota (403 `Link limit reached`)' : ''}. The 201 is sent once the link is committed.`,
         },
       },
     )
@@ -218,12 +232,12 @@ export function linkRoutes(options: LinkRoutesOptions) {
     )
     .get(
       '/api/links/:code/qr.svg',
-      ({ params, owner }) => qrAnswer(params.code, owner, QR.svg),
+      ({ params, owner, request }) => qrAnswer(request, params.code, owner, QR.svg),
       qrHooks(QR.svg, 'getLinkQrSvg'),
     )
     .get(
       '/api/links/:code/qr.png',
-      ({ params, owner }) => qrAnswer(params.code, owner, QR.png),
+      ({ params, owner, request }) => qrAnswer(request, params.code, owner, QR.png),
       qrHooks(QR.png, 'getLinkQrPng'),
     );
 }

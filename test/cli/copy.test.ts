@@ -14,6 +14,7 @@ import { copyDatabase } from '../../src/copy/copy.ts';
 import { progressTo } from '../../src/copy/progress.ts';
 import { SqliteSide } from '../../src/copy/sqlite-side.ts';
 import { StoreUnavailableError } from '../../src/domain/errors.ts';
+import { DomainRegistry } from '../../src/domains/registry.ts';
 import { HealthCheck } from '../../src/health/health-check.ts';
 import { silentLogger } from '../../src/logger.ts';
 import { openStore } from '../../src/store/open.ts';
@@ -513,6 +514,7 @@ describe('kurz copy, SQLite to PostgreSQL and back', () => {
         jwtSecret: await store.setting('jwt_secret', () => 'unused'),
         tokenTtlSeconds: 3600,
         baseUrl: () => 'http://localhost',
+        domains: await DomainRegistry.open(store, () => 'http://localhost'),
         log: silentLogger,
       });
       const ask = (path: string, init: RequestInit = {}) =>

@@ -234,10 +234,12 @@ describe.each(['accounts', 'open'] as const)('GET /api/openapi.json (%s mode)', 
     const shorten = doc.components.schemas.ShortenRequest;
     expect(Object.keys(shorten.properties).sort()).toEqual([
       'custom_code',
+      'domain',
       'expires_at',
       'max_clicks',
       'password',
       'source',
+      'tags',
       'url',
     ]);
     expect(shorten.required).toEqual(['url']);
