@@ -176,6 +176,7 @@ export function createApp(deps: AppDeps) {
           links: writers.links,
           faults,
           store,
+          domainHost: (id) => domains.of(id)?.host,
         });
   const accessLog = deps.accessLog ? new AccessLog(log, clientOf) : undefined;
   const nativeRoutes = nativeRedirectRoute(redirect, onFault);
