@@ -10,6 +10,7 @@ import { TokenKey } from './auth/tokens.ts';
 import { ClickWriter } from './clicks/click-writer.ts';
 import type { Mode, RateLimits, Registration } from './config/config.ts';
 import { parseTrustedProxies } from './config/values.ts';
+import { liveOwnHosts } from './domain/own-hosts.ts';
 import type { Blocklist } from './domain/targets.ts';
 import type { DomainRegistry } from './domains/registry.ts';
 import { healthRoutes } from './health/routes.ts';
@@ -57,6 +58,13 @@ export interface AppDeps {
    * the default (http://localhost:PORT) is known only once the server listens.
    */
   baseUrl: () => string;
+  /**
+   * The canonical host (`hostname[:port]`, as urlHost gives it) of every registered short
+   * domain besides the base URL's: kurz itself too, for the self-link and known-host
+   * checks. Called on every check: hand out the same set until the domains change, since
+   * the checks remake what they derive from it only then. None when absent.
+   */
+  registeredHosts?: () => ReadonlySet<string>;
   /** Origins whose pages may call the API from a browser (--cors-origins); none by default. */
   corsOrigins?: readonly string[];
   /** Given by the binary so it can drain pending writes on shutdown. */
@@ -91,6 +99,9 @@ export interface AppDeps {
   /** The short domains (DomainRegistry.open), followed as any instance changes them. */
   domains: DomainRegistry;
 }
+
+/** No registered domains: one set, so the own hosts are made once. */
+const NO_DOMAINS: ReadonlySet<string> = new Set();
 
 /** Writes that may wait for a commit at once, per writer, before more are refused with 503. */
 export const MAX_PENDING_WRITES = 50_000;
@@ -129,6 +140,8 @@ export function createApp(deps: AppDeps) {
   const limits = createAbuseLimits(deps.rateLimits);
   const clientOf = clientResolver(parseTrustedProxies(deps.trustedProxies ?? []), deps.peerAddress);
   const blocklist = deps.blocklist ?? (() => undefined);
+  const registeredHosts = deps.registeredHosts ?? (() => NO_DOMAINS);
+  const ownHosts = liveOwnHosts(deps.baseUrl, registeredHosts);
   const secret = typeof deps.jwtSecret === 'string' ? new TokenKey(deps.jwtSecret) : deps.jwtSecret;
 
   // Read once: a base URL given at start-up is known here, and the default one
@@ -213,6 +226,7 @@ export function createApp(deps: AppDeps) {
         baseUrl: deps.baseUrl,
         limits,
         clientOf,
+        ownHosts,
         blocklist,
         maxLinksPerUser: deps.maxLinksPerUser,
         domains,
@@ -226,7 +240,7 @@ export function createApp(deps: AppDeps) {
         events,
         passwords,
         adminToken: deps.adminToken,
-        baseUrl: deps.baseUrl,
+        ownHosts,
         blocklist,
         domains,
       }),

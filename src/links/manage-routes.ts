@@ -12,6 +12,7 @@ import type { Mode } from '../config/config.ts';
 import { isCodeShaped } from '../domain/codes.ts';
 import { notFound } from '../domain/errors.ts';
 import { parseExpiresAt, parseLinkPassword, parseMaxClicks } from '../domain/link-settings.ts';
+import type { OwnHosts } from '../domain/own-hosts.ts';
 import { parseTags } from '../domain/tags.ts';
 import type { Blocklist } from '../domain/targets.ts';
 import { parseTargetUrl } from '../domain/urls.ts';
@@ -33,7 +34,8 @@ export interface ManageRoutesOptions {
   passwords: Pick<PasswordHasher, 'hash'>;
   /** Open mode's management token; undefined: management is refused in open mode. */
   adminToken: string | undefined;
-  baseUrl: () => string;
+  /** kurz's own hosts, which a target must not be on. */
+  ownHosts: () => OwnHosts;
   blocklist: () => Blocklist | undefined;
   domains: Domains;
 }
@@ -69,7 +71,7 @@ export function manageRoutes(options: ManageRoutesOptions) {
   const { mode, store, secret, events, passwords, domains } = options;
   const toJson = linkDetailToJson(mode, domains.domainOf);
   const Detail = linkDetailSchema(mode);
-  const targetRules = targetRulesHook(options.baseUrl, options.blocklist);
+  const targetRules = targetRulesHook(options.ownHosts, options.blocklist);
   // Accounts mode: the owner's token (401 without one, by the owner plugin). Open mode:
   // the admin token for changes, before the body is looked at.
   const admin = mode === 'open' ? [adminOnly(options.adminToken)] : [];

@@ -8,6 +8,7 @@ import type { Mode } from '../config/config.ts';
 import { generateCode, isCodeShaped, parseCustomCode } from '../domain/codes.ts';
 import { ApiError, badRequest, Messages } from '../domain/errors.ts';
 import { parseExpiresAt, parseLinkPassword, parseMaxClicks } from '../domain/link-settings.ts';
+import type { OwnHosts } from '../domain/own-hosts.ts';
 import { parseSource } from '../domain/sources.ts';
 import { parseTags } from '../domain/tags.ts';
 import type { Blocklist } from '../domain/targets.ts';
@@ -56,6 +57,8 @@ export interface LinkRoutesOptions {
   /** Rate limits; undefined when off. */
   limits: AbuseLimits | undefined;
   clientOf: ClientOf;
+  /** kurz's own hosts, which a target must not be on; read on every create. */
+  ownHosts: () => OwnHosts;
   /** The blocklist in force, read on every create so that a reload applies at once. */
   blocklist: () => Blocklist | undefined;
   /** Links one user may own (accounts mode); 0 or absent: no limit. */
@@ -64,9 +67,8 @@ export interface LinkRoutesOptions {
 }
 
 export function linkRoutes(options: LinkRoutesOptions) {
-  const { mode, store, links, events, passwords, secret, baseUrl, limits, clientOf, blocklist } =
+  const { mode, store, links, events, passwords, secret, baseUrl, limits, clientOf, domains } =
     options;
-  const { domains } = options;
   const toJson = linkToJson(mode);
   const Link = linkSchema(mode);
   const List = linkListSchema(mode);
@@ -93,7 +95,7 @@ export function linkRoutes(options: LinkRoutesOptions) {
     limits.create.enforce(owner !== null ? `user:${owner}` : clientKey(clientOf, request, server));
   };
 
-  const targetRules = targetRulesHook(baseUrl, blocklist);
+  const targetRules = targetRulesHook(options.ownHosts, options.blocklist);
 
   async function create(fields: Omit<NewLink, 'shortCode'>, custom: string | undefined) {
     const limited = { ...fields, ownerLimit };

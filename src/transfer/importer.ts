@@ -7,6 +7,7 @@
 import { CODE_PATTERN, generateCode, isReservedCode } from '../domain/codes.ts';
 import { ApiError } from '../domain/errors.ts';
 import { MAX_CLICKS_LIMIT } from '../domain/link-settings.ts';
+import { baseUrlHost, type OwnHosts, ownHostsOf } from '../domain/own-hosts.ts';
 import {
   codePointLength,
   cut as cutLabel,
@@ -112,6 +113,8 @@ export class Importer {
   private readonly summary: ImportSummary = emptySummary();
   private readonly batchSize: number;
   private readonly now: number;
+  /** kurz's own hosts (the base URL's, every registered domain's): no link may point to one. */
+  private own: OwnHosts = ownHostsOf([]);
   /** Accounts by e-mail and by id (for kurz's owners and for saying whose a code is). */
   private users: { byEmail: Map<string, number>; byId: Map<number, string> } | undefined;
   /** The id of each link this run made, by the code the file gives it (for its clicks). */
@@ -136,6 +139,9 @@ export class Importer {
       byEmail: new Map(users.map((u) => [u.email, u.id])),
       byId: new Map(users.map((u) => [u.id, u.email])),
     };
+    const base = baseUrlHost(this.options.baseUrl);
+    const domains = (await this.store.listDomains()).map((domain) => domain.host);
+    this.own = ownHostsOf(base === undefined ? domains : [base, ...domains]);
     let links: Candidate[] = [];
     let clicks: ClickEntry[] = [];
     for await (const entry of entries) {
@@ -173,7 +179,7 @@ export class Importer {
     const { line } = entry;
     try {
       parseTargetUrl(entry.url);
-      checkTarget(entry.url, { baseUrl: this.options.baseUrl }, this.options.blocklist);
+      checkTarget(entry.url, { own: this.own }, this.options.blocklist);
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       return this.bad(line, `${error.message} ("${cut(entry.url)}")`);

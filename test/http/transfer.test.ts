@@ -166,17 +166,19 @@ describe('kurz import', () => {
     for (const code of ['good1', 'good2']) expect((await app.get(`/${code}`)).status).toBe(307);
   });
 
-  test('kurz’s own rules for targets hold: its own address and the blocklist are refused', async () => {
+  test('kurz’s own rules for targets hold: its own addresses and the blocklist are refused', async () => {
     const app = await TestApp.init('open');
+    await app.addDomain('https://go.example');
     const file =
-      'keyword,url\nself,https://kurz.test/abc\nblocked,https://sub.evil.example/x\nfine,https://example.com/\n';
+      'keyword,url\nself,https://kurz.test/abc\nblocked,https://sub.evil.example/x\nfine,https://example.com/\ndomain,http://GO.example./x\n';
     const { summary, reports } = await importText(app.store, file, {
       blocklist: parseBlocklist('evil.example\n'),
     });
-    expect(summary).toEqual(summaryOf({ read: 3, imported: 1, bad: 2 }));
+    expect(summary).toEqual(summaryOf({ read: 4, imported: 1, bad: 3 }));
     expect(reports).toEqual([
       'line 2: URL must not point to this service ("https://kurz.test/abc"); skipped',
       'line 3: URL is blocked ("https://sub.evil.example/x"); skipped',
+      'line 5: URL must not point to this service ("http://GO.example./x"); skipped',
     ]);
   });
 

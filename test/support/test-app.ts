@@ -138,6 +138,8 @@ export interface RequestOptions {
   raw?: string;
   token?: string;
   headers?: Record<string, string>;
+  /** The Host the request is sent to (`kurz.lan:3000`); `localhost` unless given. */
+  host?: string;
 }
 
 export interface AppOptions {
@@ -152,6 +154,8 @@ export interface AppOptions {
   maxLinksPerUser?: number;
   baseUrl?: string;
   corsOrigins?: readonly string[];
+  /** The canonical hosts of the registered short domains; none unless given. */
+  registeredHosts?: () => ReadonlySet<string>;
   /** Open mode's link management token (--admin-token); none unless given. */
   adminToken?: string;
   /** --registration; open unless given. */
@@ -231,6 +235,7 @@ export class TestApp {
       tokenTtlSeconds: options.tokenTtlSeconds ?? 3600,
       baseUrl: () => options.baseUrl ?? BASE_URL,
       corsOrigins: options.corsOrigins,
+      registeredHosts: options.registeredHosts,
       hashing: CHEAP_HASHING,
       writers: options.writers,
       maxLinksPerUser: options.maxLinksPerUser,
@@ -330,7 +335,7 @@ export class TestApp {
     }
     if (options.token !== undefined) headers.set('authorization', `Bearer ${options.token}`);
     const response = await this.handle(
-      new Request(`http://localhost${path}`, { method, headers, body }),
+      new Request(`http://${options.host ?? 'localhost'}${path}`, { method, headers, body }),
     );
     const text = await response.text();
     let json: unknown;

@@ -1,5 +1,5 @@
-// The one host normaliser: two spellings of one host must never pass one check and fail
-// another.
+// The one host normaliser, and the checks that compare hosts through it: two spellings of
+// one host must never pass one check and fail another.
 
 import { describe, expect, test } from 'bun:test';
 import {
@@ -13,6 +13,8 @@ import {
   splitHost,
   urlHost,
 } from '../../src/domain/hosts.ts';
+import { baseUrlHost, liveOwnHosts, ownHostsOf } from '../../src/domain/own-hosts.ts';
+import { checkTarget, parseBlocklist, type SelfHosts } from '../../src/domain/targets.ts';
 
 describe('normalizeHost', () => {
   test.each([
@@ -126,5 +128,95 @@ describe('the parts of a canonical host', () => {
     expect(requestAuthority('http://Kurz.Example:3000/api/shorten?x=1')).toBe('Kurz.Example:3000');
     expect(requestAuthority('https://[::1]/')).toBe('[::1]');
     expect(requestAuthority('http://kurz.example')).toBe('kurz.example');
+  });
+});
+
+describe('own hosts', () => {
+  test('the base URL and the registered domains, as service keys and as hostnames', () => {
+    const own = ownHostsOf(['go.example', 'kurz.example:8443', '127.0.0.1:3000']);
+    expect([...own.services]).toEqual(['go.example', 'kurz.example:8443', 'localhost:3000']);
+    expect([...own.hostnames]).toEqual(['go.example', 'kurz.example', '127.0.0.1']);
+    expect(baseUrlHost('https://Go.Example./')).toBe('go.example');
+    expect(baseUrlHost('')).toBeUndefined();
+  });
+
+  test('live own hosts are made again only when the base URL or the domain set changes', () => {
+    let base = '';
+    let domains: ReadonlySet<string> = new Set(['go.example']);
+    const own = liveOwnHosts(
+      () => base,
+      () => domains,
+    );
+    const first = own();
+    expect([...first.hostnames]).toEqual(['go.example']);
+    expect(own()).toBe(first);
+    base = 'http://localhost:3000';
+    const second = own();
+    expect([...second.services]).toEqual(['localhost:3000', 'go.example']);
+    expect(own()).toBe(second);
+    domains = new Set(['go.example', 'to.example']);
+    expect([...own().hostnames]).toEqual(['localhost', 'go.example', 'to.example']);
+  });
+});
+
+// The audit of the build before the one normaliser: each of these was accepted.
+describe('the checks that compare hosts, through the normaliser', () => {
+  const self = (url: string, hosts: SelfHosts) => {
+    try {
+      checkTarget(url, hosts, undefined);
+      return 'accepted';
+    } catch (error) {
+      return (error as Error).message;
+    }
+  };
+  const SELF = 'URL must not point to this service';
+
+  test('with an IP base URL, the IPv4-mapped IPv6 spelling of it is kurz itself', () => {
+    const own = ownHostsOf([urlHost(new URL('http://127.0.0.1:3000'))]);
+    expect(self('http://[::ffff:127.0.0.1]:3000/x', { own })).toBe(SELF);
+    expect(self('http://[::ffff:7f00:1]:3000/x', { own })).toBe(SELF);
+    expect(self('http://[::1]:3000/x', { own })).toBe(SELF);
+    expect(self('http://[::ffff:127.0.0.1]:3001/x', { own })).toBe('accepted');
+  });
+
+  test('with the default base URL, any loopback name or address on its port is kurz itself', () => {
+    const own = ownHostsOf([urlHost(new URL('http://localhost:3000'))]);
+    const requestHost = normalizeHost('localhost:3000');
+    for (const url of [
+      'http://127.0.0.1:3000/x',
+      'http://127.8.9.10:3000/x',
+      'http://[::1]:3000/x',
+      'http://LOCALHOST.:3000/x',
+      'http://app.localhost:3000/x',
+      'http://0.0.0.0:3000/x',
+    ]) {
+      expect([url, self(url, { own, requestHost })]).toEqual([url, SELF]);
+    }
+    // The same machine on another port is another service.
+    expect(self('http://127.0.0.1:8080/x', { own, requestHost })).toBe('accepted');
+  });
+
+  test('a request that came to a loopback Host makes every loopback target on its port kurz', () => {
+    const own = ownHostsOf([urlHost(new URL('https://kurz.example'))]);
+    expect(self('http://127.0.0.1:3000/x', { own, requestHost: 'localhost:3000' })).toBe(SELF);
+    expect(self('http://127.0.0.1:3000/x', { own })).toBe('accepted');
+  });
+
+  test('every registered domain is kurz itself, on its port', () => {
+    const own = ownHostsOf(['kurz.example', 'go.example', 'to.example:8443']);
+    expect(self('https://GO.example./abc', { own })).toBe(SELF);
+    expect(self('http://go.example/abc', { own })).toBe(SELF);
+    expect(self('https://to.example:8443/abc', { own })).toBe(SELF);
+    expect(self('https://to.example/abc', { own })).toBe('accepted');
+    expect(self('https://www.go.example/abc', { own })).toBe('accepted');
+  });
+
+  test('a blocked address is blocked in its IPv4-mapped IPv6 spelling too', () => {
+    const list = parseBlocklist('203.0.113.7\n');
+    expect(list.blocks(new URL('https://[::ffff:203.0.113.7]/').hostname)).toBe(true);
+    expect(list.blocks('203.0.113.7')).toBe(true);
+    expect(list.blocks(new URL('https://[::ffff:203.0.113.8]/').hostname)).toBe(false);
+    // And an entry written that way blocks the address.
+    expect(parseBlocklist('[::ffff:203.0.113.7]\n').blocks('203.0.113.7')).toBe(true);
   });
 });
