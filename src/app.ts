@@ -67,6 +67,8 @@ export interface AppDeps {
   registeredHosts?: () => ReadonlySet<string>;
   /** Origins whose pages may call the API from a browser (--cors-origins); none by default. */
   corsOrigins?: readonly string[];
+  /** Host names besides its own a browser may write to kurz under (--allowed-hosts), canonical. */
+  allowedHosts?: readonly string[];
   /** Given by the binary so it can drain pending writes on shutdown. */
   writers?: Writers;
   cache?: Partial<LinkCacheOptions>;
@@ -202,7 +204,14 @@ export function createApp(deps: AppDeps) {
     // The redirect has counters of its own (kurz_redirects_total).
     .use(requestObserver({ metrics, accessLog, uncounted: new Set([REDIRECT_ROUTE]) }))
     // Before any route reads the request: a cross-site refusal answers first.
-    .use(crossOrigin({ baseUrl: deps.baseUrl, corsOrigins: deps.corsOrigins ?? [] }))
+    .use(
+      crossOrigin({
+        baseUrl: deps.baseUrl,
+        ownHosts,
+        corsOrigins: deps.corsOrigins ?? [],
+        allowedHosts: deps.allowedHosts,
+      }),
+    )
     .use(responseHeaders(headers))
     // The document describes the finished app, so it reads the routes when first asked.
     .use(apiDocs(mode, () => finished, deps.baseUrl))

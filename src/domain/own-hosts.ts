@@ -1,7 +1,8 @@
 // The hosts that are kurz itself: its base URL's and every registered domain's. A target
-// on one of them is refused (a loop, or a short link of a short link).
+// on one of them is refused (a loop, or a short link of a short link), and a browser's
+// write is served only under one of them or another name kurz knows (DNS rebinding).
 
-import { serviceKey, splitHost, urlHost } from './hosts.ts';
+import { isIpLiteral, isLoopbackHostname, serviceKey, splitHost, urlHost } from './hosts.ts';
 
 export interface OwnHosts {
   /** The serviceKey of each own host: a URL on one of them leads back to kurz. */
@@ -50,4 +51,23 @@ export function liveOwnHosts(
     }
     return own;
   };
+}
+
+/**
+ * Whether a browser's write may arrive under `hostname` (canonical, no port): a name a
+ * DNS-rebinding page could bring (its own domain, pointed at kurz's address) is none of
+ * these. kurz's own hosts, IP literals (no DNS to rebind), loopback names (browsers resolve
+ * `localhost` themselves), and the names the operator allowed (--allowed-hosts).
+ */
+export function isKnownHostname(
+  hostname: string,
+  own: OwnHosts,
+  allowed: ReadonlySet<string>,
+): boolean {
+  return (
+    own.hostnames.has(hostname) ||
+    isIpLiteral(hostname) ||
+    isLoopbackHostname(hostname) ||
+    allowed.has(hostname)
+  );
 }

@@ -5,7 +5,7 @@
 
 import { type AnyElysia, Elysia, type TSchema } from 'elysia';
 import type { Mode } from '../config/config.ts';
-import { ErrorBody, keywordsOfRule, SOMETIMES } from '../http/model.ts';
+import { BROWSER_REFUSALS, ErrorBody, keywordsOfRule, SOMETIMES } from '../http/model.ts';
 import { VERSION } from '../version.ts';
 import { escapeHtml } from './html.ts';
 import { SECURITY_HEADERS } from './routes.ts';
@@ -192,8 +192,7 @@ function fixResponses(paths: Json): void {
 /** Methods the cross-origin hook (http/cross-origin.ts) refuses from a foreign site. */
 const STATE_CHANGING = new Set(['post', 'put', 'patch', 'delete']);
 const CROSS_ORIGIN_REFUSAL = {
-  description:
-    '`Cross-origin request refused`: a browser sent it from a site not allowed by `--cors-origins`.',
+  description: BROWSER_REFUSALS,
   content: { 'application/json': { schema: JSON.parse(JSON.stringify(ErrorBody)) } },
 };
 

@@ -154,6 +154,8 @@ export interface AppOptions {
   maxLinksPerUser?: number;
   baseUrl?: string;
   corsOrigins?: readonly string[];
+  /** Further host names browsers may write under (--allowed-hosts), canonical. */
+  allowedHosts?: readonly string[];
   /** The canonical hosts of the registered short domains; none unless given. */
   registeredHosts?: () => ReadonlySet<string>;
   /** Open mode's link management token (--admin-token); none unless given. */
@@ -235,6 +237,7 @@ export class TestApp {
       tokenTtlSeconds: options.tokenTtlSeconds ?? 3600,
       baseUrl: () => options.baseUrl ?? BASE_URL,
       corsOrigins: options.corsOrigins,
+      allowedHosts: options.allowedHosts,
       registeredHosts: options.registeredHosts,
       hashing: CHEAP_HASHING,
       writers: options.writers,

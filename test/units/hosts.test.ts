@@ -13,7 +13,12 @@ import {
   splitHost,
   urlHost,
 } from '../../src/domain/hosts.ts';
-import { baseUrlHost, liveOwnHosts, ownHostsOf } from '../../src/domain/own-hosts.ts';
+import {
+  baseUrlHost,
+  isKnownHostname,
+  liveOwnHosts,
+  ownHostsOf,
+} from '../../src/domain/own-hosts.ts';
 import { checkTarget, parseBlocklist, type SelfHosts } from '../../src/domain/targets.ts';
 
 describe('normalizeHost', () => {
@@ -156,6 +161,25 @@ describe('own hosts', () => {
     expect(own()).toBe(second);
     domains = new Set(['go.example', 'to.example']);
     expect([...own().hostnames]).toEqual(['localhost', 'go.example', 'to.example']);
+  });
+
+  test("known hosts for a browser's write: own, IP literals, loopback names, allowed names", () => {
+    const own = ownHostsOf(['kurz.example', 'go.example']);
+    const allowed = new Set(['kurz.lan']);
+    for (const host of [
+      'kurz.example',
+      'go.example',
+      'kurz.lan',
+      '192.168.1.5',
+      '[fd00::5]',
+      'localhost',
+      'kurz.localhost',
+    ]) {
+      expect([host, isKnownHostname(host, own, allowed)]).toEqual([host, true]);
+    }
+    for (const host of ['evil.example', 'www.kurz.example', 'kurz.lan.evil.example', 'kurz']) {
+      expect([host, isKnownHostname(host, own, allowed)]).toEqual([host, false]);
+    }
   });
 });
 
