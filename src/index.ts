@@ -195,6 +195,7 @@ async function serve(config: Config): Promise<number> {
     jwtSecret,
     tokenTtlSeconds: config.tokenTtlSeconds,
     corsOrigins: config.corsOrigins,
+    allowedHosts: config.allowedHosts,
     writers,
     cache: { size: config.cacheSize },
     rateLimits: config.rateLimitsEnabled ? config.rateLimits : undefined,

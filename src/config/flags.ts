@@ -15,6 +15,7 @@ import {
 import {
   formatRate,
   formatSize,
+  hostNames,
   list,
   oneOf,
   onOff,
@@ -367,6 +368,18 @@ export const SERVER_FLAGS: readonly ServerFlag[] = [
         }
         return url.origin;
       });
+    },
+  },
+  {
+    flag: '--allowed-hosts',
+    value: 'LIST',
+    env: 'KURZ_ALLOWED_HOSTS',
+    section: 'network',
+    meaning:
+      "further host names browsers may use kurz under, e.g. kurz.lan (its base URL's host, IP addresses and localhost always work)",
+    default: 'none',
+    parse: (v, c) => {
+      c.allowedHosts = hostNames(v);
     },
   },
   {

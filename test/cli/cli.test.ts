@@ -41,6 +41,7 @@ describe('command line', () => {
       trustedProxies: [],
       blocklist: undefined,
       corsOrigins: [],
+      allowedHosts: [],
       shutdownTimeoutMs: 10_000,
       maxLinksPerUser: 100_000,
       minFreeDiskBytes: 64 * 1024 * 1024,
@@ -76,6 +77,7 @@ describe('command line', () => {
       KURZ_TRUSTED_PROXIES: '10.0.0.0/8, ::1',
       KURZ_BLOCKLIST: blocklist,
       KURZ_CORS_ORIGINS: 'https://app.example,http://localhost:5173',
+      KURZ_ALLOWED_HOSTS: 'Kurz.LAN, bücher.example.,192.168.1.5',
       KURZ_SHUTDOWN_TIMEOUT: '3',
       KURZ_MAX_LINKS_PER_USER: '0',
       KURZ_MIN_FREE_DISK: '1GB',
@@ -116,6 +118,8 @@ describe('command line', () => {
         list: expect.objectContaining({ domains: new Set(['spam.example']) }),
       },
       corsOrigins: ['https://app.example', 'http://localhost:5173'],
+      // Canonical, as the Host of a request is before it is compared.
+      allowedHosts: ['kurz.lan', 'xn--bcher-kva.example', '192.168.1.5'],
       shutdownTimeoutMs: 3000,
       maxLinksPerUser: 0,
       minFreeDiskBytes: 1e9,
@@ -429,6 +433,18 @@ describe('command line', () => {
     [
       ['--cors-origins', 'https://app.example/path'],
       '--cors-origins must be origins such as https://app.example separated by commas (got "https://app.example/path")',
+    ],
+    [
+      ['--allowed-hosts', 'kurz.lan,*.lan'],
+      '--allowed-hosts must be host names such as kurz.lan separated by commas (got "*.lan")',
+    ],
+    [
+      ['--allowed-hosts', 'kurz.lan:3000'],
+      '--allowed-hosts must be host names such as kurz.lan separated by commas (got "kurz.lan:3000")',
+    ],
+    [
+      ['--allowed-hosts', 'https://kurz.lan'],
+      '--allowed-hosts must be host names such as kurz.lan separated by commas (got "https://kurz.lan")',
     ],
     [
       ['--min-free-disk', '5 parsecs'],
