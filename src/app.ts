@@ -62,7 +62,7 @@ export interface AppDeps {
    * The canonical host (`hostname[:port]`, as urlHost gives it) of every registered short
    * domain besides the base URL's: kurz itself too, for the self-link and known-host
    * checks. Called on every check: hand out the same set until the domains change, since
-   * the checks remake what they derive from it only then. None when absent.
+   * the checks remake what they derive from it only then. The registry's when absent.
    */
   registeredHosts?: () => ReadonlySet<string>;
   /** Origins whose pages may call the API from a browser (--cors-origins); none by default. */
@@ -102,9 +102,6 @@ export interface AppDeps {
   domains: DomainRegistry;
 }
 
-/** No registered domains: one set, so the own hosts are made once. */
-const NO_DOMAINS: ReadonlySet<string> = new Set();
-
 /** Writes that may wait for a commit at once, per writer, before more are refused with 503. */
 export const MAX_PENDING_WRITES = 50_000;
 
@@ -142,7 +139,7 @@ export function createApp(deps: AppDeps) {
   const limits = createAbuseLimits(deps.rateLimits);
   const clientOf = clientResolver(parseTrustedProxies(deps.trustedProxies ?? []), deps.peerAddress);
   const blocklist = deps.blocklist ?? (() => undefined);
-  const registeredHosts = deps.registeredHosts ?? (() => NO_DOMAINS);
+  const registeredHosts = deps.registeredHosts ?? domains.registeredHosts;
   const ownHosts = liveOwnHosts(deps.baseUrl, registeredHosts);
   const secret = typeof deps.jwtSecret === 'string' ? new TokenKey(deps.jwtSecret) : deps.jwtSecret;
 

@@ -52,6 +52,8 @@ export class DomainRegistry {
   private others: ShortDomain[] = [];
   private byId = new Map<number, ShortDomain>();
   private byHostKey = new Map<string, ShortDomain>();
+  /** The hosts of the added domains, a new set on every change (own-host checks compare it). */
+  private hostSet: ReadonlySet<string> = new Set();
   /** Host header as sent → the domain it chose; emptied whenever the domains change. */
   private readonly seenHosts = new Map<string, ShortDomain>();
   private defaultSeen: { baseUrl: string; domain: ShortDomain } | undefined;
@@ -103,6 +105,7 @@ export class DomainRegistry {
     this.others = domains.map(shortDomain);
     this.byId = new Map(this.others.map((d) => [d.id, d]));
     this.byHostKey = new Map(this.others.map((d) => [d.host, d]));
+    this.hostSet = new Set(this.others.map((d) => d.host));
     this.seenHosts.clear();
   }
 
@@ -162,6 +165,9 @@ export class DomainRegistry {
     if (key === this.default.host) return this.default;
     return this.byHostKey.get(key);
   }
+
+  /** The canonical hosts of the added domains: kurz itself, as its base URL's host is. */
+  readonly registeredHosts = (): ReadonlySet<string> => this.hostSet;
 
   /** The canonical hosts of every domain, the default one's included. */
   hosts(): string[] {

@@ -193,6 +193,36 @@ for (const mode of MODES) {
       expect(reserved.json).toEqual({ error: 'This code is reserved and cannot be used' });
     });
 
+    test('every added domain is kurz itself: a target on it is refused, a browser may write under it', async () => {
+      const { app, client } = await setUp(mode);
+      for (const url of [
+        'https://go.example.com/x',
+        'http://GO.example.com./y',
+        'http://s.example.org:8080/z',
+      ]) {
+        const reply = await client.shorten({ url });
+        expect([url, reply.json]).toEqual([url, { error: 'URL must not point to this service' }]);
+      }
+      expect((await client.shorten({ url: 'http://s.example.org/elsewhere' })).status).toBe(201);
+      // In process, the request's URL carries the Host, as Bun builds it when serving.
+      const write = (host: string) =>
+        app.handle(
+          new Request(`http://${host}/api/shorten`, {
+            method: 'POST',
+            headers: {
+              origin: `http://${host}`,
+              'sec-fetch-site': 'same-origin',
+              'content-type': 'application/json',
+              ...(client.token ? { authorization: `Bearer ${client.token}` } : {}),
+            },
+            body: JSON.stringify({ url: 'https://example.com/', domain: 'go.example.com' }),
+          }),
+        );
+      expect((await write('go.example.com')).status).toBe(201);
+      const rebound = await write('evil.example');
+      expect(rebound.status).toBe(403);
+    });
+
     test('stats, CSV and QR codes of a link on a domain name it', async () => {
       const { app, client } = await setUp(mode);
       await client.link('https://go.example/', { custom_code: 'st', domain: 'go.example.com' });
