@@ -5,7 +5,10 @@
 /** A scheme a host is served under, for its default port. */
 export type WebScheme = 'http:' | 'https:';
 
-const DEFAULT_PORTS: Readonly<Record<WebScheme, string>> = { 'http:': '80', 'https:': '443' };
+export const DEFAULT_PORTS: Readonly<Record<WebScheme, string>> = {
+  'http:': '80',
+  'https:': '443',
+};
 
 /** `[::ffff:a.b.c.d]` as the URL parser writes it: `[::ffff:XXXX:XXXX]`. */
 const MAPPED_V4 = /^\[::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})\]$/;
