@@ -13,6 +13,7 @@ import { parseTrustedProxies } from './config/values.ts';
 import { liveOwnHosts } from './domain/own-hosts.ts';
 import type { Blocklist } from './domain/targets.ts';
 import type { DomainRegistry } from './domains/registry.ts';
+import { domainRoutes } from './domains/routes.ts';
 import { healthRoutes } from './health/routes.ts';
 import { AccessLog } from './http/access-log.ts';
 import { crossOrigin } from './http/cross-origin.ts';
@@ -253,6 +254,16 @@ export function createApp(deps: AppDeps) {
     )
     .use(statsRoutes({ mode, store, secret, domains }))
     .use(webhookRoutes({ mode, store, secret, adminToken: deps.adminToken, dispatcher: webhooks }));
+  app.use(
+    domainRoutes({
+      mode,
+      store,
+      secret,
+      domains,
+      adminToken: deps.adminToken,
+      linksRemoved: () => webhooks.wake(),
+    }),
+  );
   if (metrics !== undefined && deps.metricsToken !== undefined) {
     app.use(metricsRoutes(metrics, deps.metricsToken));
   }

@@ -45,6 +45,11 @@ function documentation(mode: Mode, baseUrl: string) {
       },
       { name: 'stats', description: 'The traffic of a link: daily clicks, top lists, records.' },
       {
+        name: 'domains',
+        description:
+          'The short domains links are served under: the default one (`--base-url`) and those the operator adds.',
+      },
+      {
         name: 'webhooks',
         description:
           'Being told of links created, changed and deleted, and of clicks, by signed HTTPS calls (Standard Webhooks).',
@@ -52,8 +57,8 @@ function documentation(mode: Mode, baseUrl: string) {
       { name: 'redirect', description: 'Following a short link.' },
       { name: 'health', description: 'Whether the service and its database work.' },
     ],
-    securitySchemes:
-      mode === 'accounts'
+    securitySchemes: {
+      ...(mode === 'accounts'
         ? {
             bearer: {
               type: 'http',
@@ -62,14 +67,16 @@ function documentation(mode: Mode, baseUrl: string) {
               description: 'The token from register or login, as `Authorization: Bearer <token>`.',
             },
           }
-        : {
-            adminToken: {
-              type: 'http',
-              scheme: 'bearer',
-              description:
-                'The operator’s admin token (`--admin-token`), as `Authorization: Bearer <token>`: needed to change or delete links in open mode.',
-            },
-          },
+        : {}),
+      adminToken: {
+        type: 'http',
+        scheme: 'bearer',
+        description:
+          mode === 'accounts'
+            ? 'The operator’s admin token (`--admin-token`), as `Authorization: Bearer <token>`: needed to manage the short domains.'
+            : 'The operator’s admin token (`--admin-token`), as `Authorization: Bearer <token>`: needed to change or delete links in open mode, and to manage the short domains.',
+      },
+    },
   };
 }
 

@@ -34,6 +34,10 @@ const LINK_ROUTES = [
   'DELETE /api/webhooks/{id}',
   'GET /api/webhooks/{id}/deliveries',
   'POST /api/webhooks/{id}/test',
+  'GET /api/domains',
+  'POST /api/domains',
+  'PATCH /api/domains/{domain}',
+  'DELETE /api/domains/{domain}',
 ];
 const ROUTES = {
   accounts: [
@@ -69,6 +73,10 @@ const LINK_OPERATION_IDS = [
   'deleteWebhook',
   'listWebhookDeliveries',
   'testWebhook',
+  'listDomains',
+  'createDomain',
+  'updateDomain',
+  'deleteDomain',
 ];
 const REF = '#/components/schemas/';
 
@@ -91,11 +99,17 @@ function operations(doc: Json): [string, Json][] {
   );
 }
 
-/** Every value of a JSON tree under `key`. */
-function valuesOf(node: Json, key: string): unknown[] {
+/**
+ * Every value of a JSON tree under `key`; a schema's property of that name (a domain's
+ * `default`) is a property, not the keyword, and is not one of them.
+ */
+function valuesOf(node: Json, key: string, inProperties = false): unknown[] {
   if (Array.isArray(node)) return node.flatMap((item) => valuesOf(item, key));
   if (node === null || typeof node !== 'object') return [];
-  return Object.entries(node).flatMap(([k, v]) => [...(k === key ? [v] : []), ...valuesOf(v, key)]);
+  return Object.entries(node).flatMap(([k, v]) => [
+    ...(k === key && !inProperties ? [v] : []),
+    ...valuesOf(v, key, k === 'properties' && !inProperties),
+  ]);
 }
 
 describe.each(['accounts', 'open'] as const)('GET /api/openapi.json (%s mode)', (mode) => {
@@ -162,6 +176,9 @@ describe.each(['accounts', 'open'] as const)('GET /api/openapi.json (%s mode)', 
             'ApiKeyRequest',
             'CreatedWebhook',
             'Credentials',
+            'Domain',
+            'DomainChange',
+            'DomainRequest',
             'Error',
             'Link',
             'LinkChange',
@@ -178,6 +195,9 @@ describe.each(['accounts', 'open'] as const)('GET /api/openapi.json (%s mode)', 
           ]
         : [
             'CreatedWebhook',
+            'Domain',
+            'DomainChange',
+            'DomainRequest',
             'Error',
             'Link',
             'LinkChange',
@@ -377,8 +397,8 @@ describe.each(['accounts', 'open'] as const)('GET /api/openapi.json (%s mode)', 
 
   test(
     mode === 'accounts'
-      ? 'declares the bearer scheme on the link routes, and none on the public ones'
-      : 'declares every operation public but changes to links, which take the admin token',
+      ? 'declares the bearer scheme on the link routes, the admin token on domain management, and none on the public ones'
+      : 'declares every operation public but changes to links and domains, which take the admin token',
     async () => {
       const { doc } = await documentOf(mode);
       for (const [name, op] of operations(doc)) {
@@ -389,13 +409,23 @@ describe.each(['accounts', 'open'] as const)('GET /api/openapi.json (%s mode)', 
             name === 'POST /api/shorten' ||
             name.includes('/api/webhooks'));
         const adminRoute =
-          mode === 'open' &&
-          (name.startsWith('PATCH /api/links') ||
-            name.startsWith('DELETE ') ||
-            name.includes('/api/webhooks'));
+          (mode === 'open' &&
+            (name.startsWith('PATCH /api/links') ||
+              name.startsWith('DELETE ') ||
+              name.includes('/api/webhooks'))) ||
+          (name.includes('/api/domains') && name !== 'GET /api/domains');
+        // The domains a user may choose from: as the links list, or with the admin token.
+        const domainList =
+          mode === 'accounts' ? [{ bearer: [] }, { adminToken: [] }] : [{}, { adminToken: [] }];
         expect([name, op.security]).toEqual([
           name,
-          protectedRoute ? [{ bearer: [] }] : adminRoute ? [{ adminToken: [] }] : [],
+          name === 'GET /api/domains'
+            ? domainList
+            : protectedRoute
+              ? [{ bearer: [] }]
+              : adminRoute
+                ? [{ adminToken: [] }]
+                : [],
         ]);
       }
       if (mode === 'accounts') {
@@ -404,6 +434,7 @@ describe.each(['accounts', 'open'] as const)('GET /api/openapi.json (%s mode)', 
           scheme: 'bearer',
           bearerFormat: 'JWT',
         });
+        expect(Object.keys(doc.components.securitySchemes)).toEqual(['bearer', 'adminToken']);
       } else {
         expect(Object.keys(doc.components.securitySchemes)).toEqual(['adminToken']);
         expect(doc.components.securitySchemes.adminToken).toMatchObject({
