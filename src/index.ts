@@ -11,6 +11,7 @@ import { copyCommand } from './copy/command.ts';
 import { describeDatabase } from './domain/database-url.ts';
 import { StoreUnavailableError } from './domain/errors.ts';
 import { printable } from './domain/printable.ts';
+import { domainCommand } from './domains/command.ts';
 import { DomainRegistry } from './domains/registry.ts';
 import { healthcheckCommand } from './health/command.ts';
 import { consoleLogger, type Logger, loggerFor } from './logger.ts';
@@ -63,6 +64,8 @@ async function main(argv: string[]): Promise<number> {
       return serve(command.config);
     case 'user':
       return userCommand(command, log);
+    case 'domain':
+      return domainCommand(command, log);
     case 'backup':
       return backupCommand({ db: command.config.db, file: command.args[0] as string }, log);
     case 'export':

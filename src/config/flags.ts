@@ -242,7 +242,7 @@ export const SERVER_FLAGS: readonly ServerFlag[] = [
     env: 'KURZ_ADMIN_TOKEN',
     section: 'general',
     meaning:
-      'link management token of open mode, 32+ characters; without it, editing and deleting links is refused in open mode',
+      "the operator's bearer token, 32+ characters: manages the short domains (both modes) and, in open mode, edits and deletes links; without it, both are refused",
     default: 'none',
     parse: (v, c) => {
       c.adminToken = secret(v);

@@ -11,7 +11,7 @@ import { SERVER_FLAG_ENVS, serverConfig } from './flags.ts';
  * The operator's tools: each reads the server's flags (for --db and the rest, so one
  * environment file serves both) and flags and arguments of its own.
  */
-export const TOOLS = ['user', 'backup', 'export', 'import'] as const;
+export const TOOLS = ['user', 'domain', 'backup', 'export', 'import'] as const;
 export type ToolName = (typeof TOOLS)[number];
 
 /** A tool's own flags: their environment variables and whether they take a value. */
@@ -68,6 +68,43 @@ ${DB_FLAG}
 
 Safe while kurz serves the same database: a removed account or a changed password
 ends the account's sessions at once (401 on its next request).
+`,
+  },
+  domain: {
+    synopsis: 'add, list, change or remove the short domains links are served under',
+    args: { min: 1, max: 2, what: 'an action: add URL, list, set URL or remove URL' },
+    flags: {
+      '--root-redirect': { value: true },
+      '--not-found-redirect': { value: true },
+      '--with-links': { value: false },
+      '--json': { value: false },
+    },
+    usage: `Usage:
+  kurz domain add URL [--root-redirect URL] [--not-found-redirect URL]
+                            add a short domain: URL is its base URL, such as
+                            https://go.example.com (scheme, host, optional port, nothing after)
+  kurz domain list [--json] list the domains, the default one (--base-url) first: domain,
+                            base URL, links, root redirect, not-found redirect
+  kurz domain set URL [--root-redirect URL|''] [--not-found-redirect URL|'']
+                            change where a domain's bare / and its unknown codes go ('' : 404)
+  kurz domain remove URL [--with-links]
+                            remove a domain; one with links only --with-links, which
+                            deletes its links (and their clicks) too
+
+A domain is named by its base URL or its host (go.example.com, go.example.com:8443).
+The default domain is --base-url's (BASE_URL, as the server reads it): it is not added,
+changed or removed here.
+
+Flags:
+${DB_FLAG}
+  --root-redirect URL                  where the domain's bare / sends visitors (default: 404)
+  --not-found-redirect URL             where a code it has no link for sends them (default: 404)
+  --with-links                         remove: delete the domain's links too
+  --json                               list: the domains as JSON, as GET /api/domains
+                                       shows them to the admin token
+
+Safe while kurz serves the same database: every instance serves the change within
+a second (SQLite: the server sees the file change; PostgreSQL: a notice).
 `,
   },
   backup: {

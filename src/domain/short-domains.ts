@@ -3,7 +3,7 @@
 // answers a domain may set for its bare `/` and its unknown codes.
 
 import { badRequest, Messages } from './errors.ts';
-import { DEFAULT_PORTS, urlHost, type WebScheme } from './hosts.ts';
+import { DEFAULT_PORTS, normalizeHost, urlHost, type WebScheme } from './hosts.ts';
 import { parseTargetUrl } from './urls.ts';
 
 /** Longer than any real base URL (a hostname is at most 253 characters), short enough to read. */
@@ -49,6 +49,20 @@ export function parseDomainUrl(value: unknown): DomainName {
   if (url.port === DEFAULT_PORTS[other]) throw badRequest(Messages.domainRule);
   const host = urlHost(url);
   return { baseUrl: `${scheme}//${host}`, host };
+}
+
+/**
+ * The canonical host an operator's name of a domain means (a path's `{domain}`, `kurz
+ * domain set NAME`): a host (`go.example.com`, `go.example.com:8443`), or a whole base
+ * URL by the rule above; undefined when it is neither.
+ */
+export function domainHostOf(name: string): string | undefined {
+  if (!/^https?:\/\//i.test(name)) return normalizeHost(name);
+  try {
+    return parseDomainUrl(name).host;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

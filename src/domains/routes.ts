@@ -10,7 +10,7 @@ import { ownerOf } from '../auth/owner.ts';
 import type { TokenKey } from '../auth/tokens.ts';
 import type { Mode } from '../config/config.ts';
 import { badRequest, Messages, notFound } from '../domain/errors.ts';
-import { parseDomainRedirect, parseDomainUrl } from '../domain/short-domains.ts';
+import { domainHostOf, parseDomainRedirect, parseDomainUrl } from '../domain/short-domains.ts';
 import { parseJsonBody, requireJsonObject } from '../http/body.ts';
 import { errorResponse, errorResponses } from '../http/model.ts';
 import { jsonResponse } from '../http/responses.ts';
@@ -24,7 +24,7 @@ import {
   domainJson,
   RemovalQuery,
 } from './model.ts';
-import { type DomainRegistry, hostOfName, type ShortDomain } from './registry.ts';
+import type { DomainRegistry, ShortDomain } from './registry.ts';
 
 export interface DomainRoutesOptions {
   mode: Mode;
@@ -46,16 +46,6 @@ function shortDomain(domain: Domain): ShortDomain {
   return { id, baseUrl, host, rootRedirect, notFoundRedirect, isDefault: false };
 }
 
-/** The canonical host a path's `{domain}` names; undefined when it names none. */
-function hostInPath(name: string): string | undefined {
-  if (!/^https?:\/\//i.test(name)) return hostOfName(name);
-  try {
-    return parseDomainUrl(name).host;
-  } catch {
-    return undefined;
-  }
-}
-
 export function domainRoutes(options: DomainRoutesOptions) {
   const { mode, store, secret, domains } = options;
   const admin = adminOnly(options.adminToken, Messages.domainsAdminMissing);
@@ -72,7 +62,7 @@ export function domainRoutes(options: DomainRoutesOptions) {
    * the store; 400 for the default one, 404 for none.
    */
   async function namedDomain(name: string): Promise<Domain> {
-    const host = hostInPath(name);
+    const host = domainHostOf(name);
     if (host === undefined) throw notFound();
     if (host === domains.default.host) throw badRequest(Messages.domainIsDefault);
     const domain = (await store.listDomains()).find((d) => d.host === host);

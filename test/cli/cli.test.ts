@@ -202,6 +202,7 @@ describe('command line', () => {
       'copy',
       'healthcheck',
       'user',
+      'domain',
       'backup',
       'export',
       'import',
@@ -215,6 +216,7 @@ describe('command line', () => {
     expect(help(['healthcheck', '--help'])).toContain('--timeout SECS');
     expect(help(['user', 'add', '--help'])).toContain('kurz user passwd EMAIL');
     expect(help(['backup', '-h'])).toContain('pg_dump');
+    expect(help(['domain', 'add', '--help'])).toContain('kurz domain remove URL [--with-links]');
     expect(help(['export', '--help'])).toContain('--clicks');
     expect(help(['import', '--help'])).toContain('--dry-run');
     expect(help(['import', '--help'])).toContain('a record\nover 1 MiB');
@@ -370,7 +372,7 @@ describe('command line', () => {
     // Names an object has by inheritance are no commands or flags.
     [
       ['constructor'],
-      'unknown command "constructor" (expected serve, migrate, rotate-secret, copy, healthcheck, user, backup, export, import; see --help)',
+      'unknown command "constructor" (expected serve, migrate, rotate-secret, copy, healthcheck, user, domain, backup, export, import; see --help)',
     ],
     [['--port', '1', 'toString', 'x'], 'unknown flag toString (see --help)'],
   ])('words are refused as written: %p → %p', (argv, message) => {
@@ -481,7 +483,7 @@ describe('command line', () => {
     ],
     [
       ['frobnicate'],
-      'unknown command "frobnicate" (expected serve, migrate, rotate-secret, copy, healthcheck, user, backup, export, import; see --help)',
+      'unknown command "frobnicate" (expected serve, migrate, rotate-secret, copy, healthcheck, user, domain, backup, export, import; see --help)',
     ],
   ])('%p → %p', (argv, message) => {
     expect(() => parseCommandLine(argv, {})).toThrow(new ConfigError(message));

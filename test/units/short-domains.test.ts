@@ -6,6 +6,7 @@ import { ApiError, Messages } from '../../src/domain/errors.ts';
 import { normalizeHost } from '../../src/domain/hosts.ts';
 import {
   DOMAIN_URL_MAX_LENGTH,
+  domainHostOf,
   parseDomainRedirect,
   parseDomainUrl,
 } from '../../src/domain/short-domains.ts';
@@ -76,6 +77,36 @@ describe('a domain base URL', () => {
       status: 400,
       message: Messages.domainRule,
     });
+  });
+});
+
+describe('the name of a domain', () => {
+  test('a host in any spelling, or a whole base URL, names its canonical host', () => {
+    for (const [name, host] of [
+      ['go.example.com', 'go.example.com'],
+      ['GO.example.com.', 'go.example.com'],
+      ['go.example.com:443', 'go.example.com'],
+      ['go.example.com:8443', 'go.example.com:8443'],
+      ['bücher.example', 'xn--bcher-kva.example'],
+      ['https://go.example.com', 'go.example.com'],
+      ['https://go.example.com:8443/', 'go.example.com:8443'],
+      ['HTTP://Go.Example.com', 'go.example.com'],
+    ] as const) {
+      expect([name, domainHostOf(name)]).toEqual([name, host]);
+    }
+  });
+
+  test('a URL with more than a base URL, or no host at all, names none', () => {
+    for (const name of [
+      'https://go.example.com/x',
+      'https://a@go.example.com',
+      'https://',
+      '',
+      'a b',
+      'a/b',
+    ]) {
+      expect([name, domainHostOf(name)]).toEqual([name, undefined]);
+    }
   });
 });
 
