@@ -86,7 +86,7 @@ ends the account's sessions at once (401 on its next request).
   kurz domain list [--json] list the domains, the default one (--base-url) first: domain,
                             base URL, links, root redirect, not-found redirect
   kurz domain set URL [--root-redirect URL|''] [--not-found-redirect URL|'']
-                            change where a domain's bare / and its unknown codes go ('' : 404)
+                            change where a domain's bare / and its unknown codes go ('': none)
   kurz domain remove URL [--with-links]
                             remove a domain; one with links only --with-links, which
                             deletes its links (and their clicks) too
@@ -97,7 +97,7 @@ changed or removed here.
 
 Flags:
 ${DB_FLAG}
-  --root-redirect URL                  where the domain's bare / sends visitors (default: 404)
+  --root-redirect URL                  where the domain's bare / sends visitors (default: the web UI)
   --not-found-redirect URL             where a code it has no link for sends them (default: 404)
   --with-links                         remove: delete the domain's links too
   --json                               list: the domains as JSON, as GET /api/domains

@@ -132,7 +132,7 @@ function hostNamed(raw: string): string {
   return host;
 }
 
-/** The redirects the flags give: a URL, or '' for none (the 404). */
+/** The redirects the flags give: a URL, or '' for none. */
 function answersOf(options: ToolCommand['options']): DomainChanges {
   const changes: DomainChanges = {};
   const read = (flag: string): string | null | undefined => {
@@ -173,7 +173,8 @@ async function stored(store: Store, host: string): Promise<Domain> {
 }
 
 const plural = (n: number, one: string) => `${n} ${n === 1 ? one : `${one}s`}`;
-const shown = (url: string | null) => (url === null ? 'none (404)' : url);
+/** A redirect as a line says it; none: what the domain answers instead. */
+const shown = (url: string | null, instead: string) => (url === null ? `none (${instead})` : url);
 
 async function addDomain(
   store: Store,
@@ -227,7 +228,7 @@ async function setDomain(store: Store, home: ShortDomain, host: string, changes:
   const changed = await store.updateDomain((await stored(store, host)).id, changes);
   if (changed === undefined) throw new DomainCommandError(`no domain ${host}`);
   return {
-    line: `domain ${host} changed: root redirect ${shown(changed.rootRedirect)}, not-found redirect ${shown(changed.notFoundRedirect)}`,
+    line: `domain ${host} changed: root redirect ${shown(changed.rootRedirect, 'the web UI')}, not-found redirect ${shown(changed.notFoundRedirect, '404')}`,
   };
 }
 

@@ -35,10 +35,10 @@ function answerFields(onError: ReturnType<typeof bodyError>) {
     );
   return {
     root_redirect: field(
-      'Where a bare `/` on this domain sends visitors (307), a URL as a link’s target is. Null or absent: 404 `Not found`.',
+      'Where a bare `/` on this domain sends visitors (302), a URL as a link’s target is. Null or absent: the web UI, as on the default domain.',
     ),
     not_found_redirect: field(
-      'Where a code this domain has no link for sends visitors (307), instead of 404 `Not found`. Reserved words and the API are not codes. Null or absent: the 404.',
+      'Where a code this domain has no link for sends visitors (302), instead of 404 `Not found`. Reserved words and the API are not codes. Null or absent: the 404.',
     ),
   };
 }
@@ -93,7 +93,7 @@ export const DomainSchema = t.Object(
         'Whether it is the default domain, `--base-url`’s: links made without a domain are on it. It is not added, changed or removed here.',
     }),
     root_redirect: t.Union([t.String(), t.Null()], {
-      description: 'Where its bare `/` goes; null: the web UI on the default domain, else 404.',
+      description: 'Where its bare `/` goes; null: the web UI.',
     }),
     not_found_redirect: t.Union([t.String(), t.Null()], {
       description: 'Where its unknown codes go; null: 404 `Not found`.',

@@ -5,8 +5,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseCommandLine } from '../../src/config/cli.ts';
-import { openStore } from '../../src/store/open.ts';
 import {
   BINARY,
   call,
@@ -17,7 +15,6 @@ import {
   tempDir,
 } from '../support/binary.ts';
 import { freshDatabase } from '../support/postgres.ts';
-import { MemoryLogger } from '../support/test-app.ts';
 
 const ADMIN_TOKEN = 'cli-admin-token-cli-admin-token-0123456';
 const BASE_URL = 'https://kurz.example';
@@ -37,29 +34,6 @@ beforeAll(() => {
   if (!existsSync(BINARY)) throw new Error(`${BINARY} is missing: run \`bun run build\` first`);
 });
 
-/** Links made on a domain through the store, as a tool would (the API's `domain` field is another feature's). */
-async function linksOn(db: string, host: string, codes: string[]): Promise<void> {
-  const command = parseCommandLine(['migrate', '--db', db], {});
-  if (!('config' in command)) throw new Error('no configuration');
-  const store = await openStore(command.config, new MemoryLogger(), { background: false });
-  try {
-    const domain = (await store.listDomains()).find((d) => d.host === host);
-    if (domain === undefined) throw new Error(`no domain ${host}`);
-    await store.createLinks(
-      codes.map((shortCode) => ({
-        userId: null,
-        domainId: domain.id,
-        originalUrl: `https://example.com/${shortCode}`,
-        shortCode,
-        source: null,
-        createdAt: Date.now(),
-      })),
-    );
-  } finally {
-    await store.close();
-  }
-}
-
 describe.each(['sqlite', 'postgres'] as const)('kurz domain on %s, while kurz serves', (kind) => {
   let db = '';
   let server: Running;
@@ -68,6 +42,11 @@ describe.each(['sqlite', 'postgres'] as const)('kurz domain on %s, while kurz se
   /** The domains the serving kurz lists, as its admin token sees them. */
   const served = async (): Promise<ServedDomain[]> =>
     (await call(server.url, 'GET', '/api/domains', { token: ADMIN_TOKEN })).json;
+  /** A link made on the serving kurz (open mode), on a domain when one is named. */
+  const shorten = (code: string, domain?: string) =>
+    call(server.url, 'POST', '/api/shorten', {
+      json: { url: `https://example.com/${code}`, custom_code: code, domain },
+    });
   /** Waits (at most a second) until the serving kurz's list satisfies `check`. */
   const servedSoon = async (check: (list: ServedDomain[]) => boolean) => {
     let last: ServedDomain[] = [];
@@ -119,6 +98,16 @@ describe.each(['sqlite', 'postgres'] as const)('kurz domain on %s, while kurz se
         (d) => d.domain === 'go.example.com' && d.root_redirect === 'https://example.com/home',
       ),
     );
+    // A link made on it is followed on its name.
+    const made = await shorten('hello', 'go.example.com');
+    expect(made.status).toBe(201);
+    const followed = await call(server.url, 'GET', '/hello', {
+      headers: { host: 'go.example.com' },
+    });
+    expect([followed.status, followed.headers.get('location')]).toEqual([
+      307,
+      'https://example.com/hello',
+    ]);
   });
 
   test('add refuses a host taken, the default domain, a bad URL or redirect; nothing changes', async () => {
@@ -165,7 +154,7 @@ describe.each(['sqlite', 'postgres'] as const)('kurz domain on %s, while kurz se
     await servedSoon((list) => list[1]?.not_found_redirect === 'https://example.com/missing');
     const cleared = await domain(['set', 'https://go.example.com', '--root-redirect', '']);
     expect(cleared.stdout).toBe(
-      'kurz: domain go.example.com changed: root redirect none (404), not-found redirect https://example.com/missing\n',
+      'kurz: domain go.example.com changed: root redirect none (the web UI), not-found redirect https://example.com/missing\n',
     );
     await servedSoon((list) => list[1]?.root_redirect === null);
     const unknown = await domain(['set', 'nowhere.example', '--root-redirect', '']);
@@ -176,8 +165,8 @@ describe.each(['sqlite', 'postgres'] as const)('kurz domain on %s, while kurz se
   });
 
   test('list: a table, the default domain first, with links; --json as the admin token sees it', async () => {
-    await call(server.url, 'POST', '/api/shorten', { json: { url: 'https://example.com/d' } });
-    await linksOn(db, 'go.example.com', ['g1', 'g2']);
+    await shorten('d');
+    for (const code of ['g1', 'g2']) await shorten(code, 'go.example.com');
     const listed = await domain(['list']);
     expect(listed.code).toBe(0);
     const lines = listed.stdout.trimEnd().split('\n');
@@ -193,7 +182,7 @@ describe.each(['sqlite', 'postgres'] as const)('kurz domain on %s, while kurz se
     expect(lines[3]?.split(/ {2,}/)).toEqual([
       'go.example.com',
       'https://go.example.com',
-      '2',
+      '3',
       '-',
       'https://example.com/missing',
     ]);
@@ -205,7 +194,7 @@ describe.each(['sqlite', 'postgres'] as const)('kurz domain on %s, while kurz se
       default: false,
       root_redirect: null,
       not_found_redirect: 'https://example.com/missing',
-      links: 2,
+      links: 3,
     });
   });
 
@@ -213,15 +202,18 @@ describe.each(['sqlite', 'postgres'] as const)('kurz domain on %s, while kurz se
     const refused = await domain(['remove', 'go.example.com']);
     expect([refused.code, refused.stderr]).toEqual([
       1,
-      'kurz: domain go.example.com still has 2 links: move or delete them first, or remove it --with-links\n',
+      'kurz: domain go.example.com still has 3 links: move or delete them first, or remove it --with-links\n',
     ]);
     expect((await served()).map((d) => d.domain)).toEqual(['kurz.example', 'go.example.com']);
     const removed = await domain(['remove', 'https://go.example.com', '--with-links']);
     expect([removed.code, removed.stdout]).toEqual([
       0,
-      'kurz: domain go.example.com removed, with its 2 links and their clicks\n',
+      'kurz: domain go.example.com removed, with its 3 links and their clicks\n',
     ]);
     await servedSoon((list) => list.length === 1);
+    // Its links are gone: on its name (now no domain's, so the default one's), a 404.
+    const gone = await call(server.url, 'GET', '/hello', { headers: { host: 'go.example.com' } });
+    expect(gone.status).toBe(404);
     expect(await served()).toEqual([
       {
         domain: 'kurz.example',
