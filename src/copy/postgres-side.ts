@@ -7,6 +7,7 @@ import type { SQL } from 'bun';
 import { describeDatabase } from '../domain/database-url.ts';
 import { COUNT_THE_LOG } from '../store/postgres/pending-values.ts';
 import type { PostgresStore } from '../store/postgres/postgres-store.ts';
+import { SUM_TAG_DAYS } from '../store/postgres/tags.ts';
 import {
   COLUMNS,
   type Contents,
@@ -144,17 +145,20 @@ export class PostgresSide implements CopySide {
           await tx`DELETE FROM link_totals`;
           await tx`DELETE FROM link_clicks`;
           await tx`DELETE FROM pending_values`;
+          await tx`DELETE FROM tag_days`;
         });
       },
       async insert(table, rows) {
         await client.unsafe(insertStatement(table), byColumn(rows, COLUMNS[table].length));
       },
-      // The counts of the copied log's clicks (pending_values) grouped in one statement;
-      // then one row per link, in shard 0: its humans and bots day counts plus its clicks in
-      // the log, one aggregate over each. Counting each chunk's clicks as it went in cost
-      // an upsert per link per chunk (copying 1M clicks took 32 s instead of 14).
+      // The counts of the copied log's clicks (pending_values) grouped in one statement,
+      // the tags' sums of the copied day counts in another; then one row per link, in
+      // shard 0: its humans and bots day counts plus its clicks in the log, one aggregate
+      // over each. Counting each chunk's clicks as it went in cost an upsert per link per
+      // chunk (copying 1M clicks took 32 s instead of 14).
       async countClicks() {
         await client.unsafe(COUNT_THE_LOG);
+        await client.unsafe(SUM_TAG_DAYS);
         await client`
           INSERT INTO link_clicks (link_id, shard, clicks)
           SELECT link_id, 0, sum(n) FROM (

@@ -10,6 +10,7 @@ import { PostgresAnalytics } from '../../src/store/postgres/analytics.ts';
 import { openPostgres, type PostgresStore } from '../../src/store/postgres/postgres-store.ts';
 import { SqliteAnalytics } from '../../src/store/sqlite/analytics.ts';
 import { openSqlite, type SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import { SqliteTags } from '../../src/store/sqlite/tags.ts';
 import {
   type Click,
   LINK_LIMIT_REACHED,
@@ -555,11 +556,13 @@ async function moveSome(store: Store, limit: number): Promise<void> {
   if (store.kind === 'sqlite') {
     const { sqlite, rollup } = store as SqliteStore;
     rollup.flush();
-    const analytics = new SqliteAnalytics(sqlite);
+    const tags = new SqliteTags(sqlite);
+    const analytics = new SqliteAnalytics(sqlite, tags);
     try {
       analytics.step(limit, rollup.counted);
     } finally {
       analytics.finalize();
+      tags.finalize();
     }
     return;
   }

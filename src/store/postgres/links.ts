@@ -25,6 +25,7 @@ import {
 } from '../store.ts';
 import { LINKS_CHANNEL, linkNotice } from './notices.ts';
 import { LINK_CLICK_TABLES } from './schema.ts';
+import { moveLinkTagDays } from './tags.ts';
 import { reportLinkEvent } from './webhooks.ts';
 
 /** The columns of a LinkDetail; `l` is the link's row. */
@@ -271,6 +272,7 @@ export class PostgresLinks {
                password_hash = ${next.passwordHash}
         WHERE id = ${id}`;
       if (changes.tags !== undefined) {
+        await moveLinkTagDays(tx, id, next.userId, next.tags);
         await tx`DELETE FROM link_tags WHERE link_id = ${id}`;
         if (next.tags.length > 0) {
           await tx`INSERT INTO link_tags (link_id, tag) SELECT ${id}, unnest(${next.tags}::text[])`;
@@ -302,6 +304,7 @@ export async function removeLink(tx: SQL, id: number, now: number): Promise<bool
   );
   if (link === undefined) return false;
   await reportLinkEvent(tx, 'link.deleted', link, now);
+  await moveLinkTagDays(tx, id, link.userId, []);
   const [gone]: { short_code: string; domain_id: number }[] =
     await tx`DELETE FROM links WHERE id = ${id} RETURNING short_code, domain_id`;
   if (gone === undefined) return false;

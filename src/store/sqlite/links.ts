@@ -22,6 +22,7 @@ import {
 } from '../store.ts';
 import { CLICKS_COLUMN, CLICKS_JOINS, CLICKS_OF_LINKS } from './click-counts.ts';
 import { LINK_CLICK_TABLES } from './schema.ts';
+import type { SqliteTags } from './tags.ts';
 import type { SqliteWebhooks } from './webhooks.ts';
 
 /**
@@ -152,7 +153,12 @@ type LinkTagWriter = ReturnType<typeof linkTagWriter>;
  * stay (a few bytes; ids are never reused): writing that file here would wait on the
  * rollup's open transaction there.
  */
-function linkManagement(sqlite: Database, hooks: SqliteWebhooks, tags: LinkTagWriter) {
+function linkManagement(
+  sqlite: Database,
+  hooks: SqliteWebhooks,
+  tags: LinkTagWriter,
+  tagDays: SqliteTags,
+) {
   const byCode = sqlite.prepare<StoredDetail, [number, string]>(
     `SELECT ${DETAIL_COLUMNS} FROM links l WHERE l.domain_id = ? AND l.short_code = ?`,
   );
@@ -179,6 +185,7 @@ function linkManagement(sqlite: Database, hooks: SqliteWebhooks, tags: LinkTagWr
     const gone = detailById(id);
     if (gone === undefined) return false;
     hooks.linkEvent('link.deleted', gone, now);
+    tagDays.moveLink(id, gone.userId, gone.tags, []);
     for (const statement of removals) statement.run(id);
     return true;
   };
@@ -199,7 +206,10 @@ function linkManagement(sqlite: Database, hooks: SqliteWebhooks, tags: LinkTagWr
         next.passwordHash,
         id,
       );
-      if (changes.tags !== undefined) tags.replace(id, next.tags);
+      if (changes.tags !== undefined) {
+        tagDays.moveLink(id, next.userId, current.tags, next.tags);
+        tags.replace(id, next.tags);
+      }
       hooks.linkEvent('link.updated', next, Date.now());
       return next;
     }),
@@ -213,10 +223,10 @@ function linkManagement(sqlite: Database, hooks: SqliteWebhooks, tags: LinkTagWr
 }
 
 /** The link operations of the store; the façade runs each through its guards. */
-export function sqliteLinks(sqlite: Database, hooks: SqliteWebhooks) {
+export function sqliteLinks(sqlite: Database, hooks: SqliteWebhooks, tagDays: SqliteTags) {
   const lists = linkLists(sqlite);
   const tags = linkTagWriter(sqlite);
-  const manage = linkManagement(sqlite, hooks, tags);
+  const manage = linkManagement(sqlite, hooks, tags, tagDays);
   // Prepared on first use: most runs never stream a whole list or import.
   let chunks: ReturnType<typeof linkChunks> | undefined;
   let holders: ReturnType<typeof codeHolders> | undefined;
