@@ -42,6 +42,7 @@ import {
   redirectRoutes,
 } from './redirect/routes.ts';
 import type { Store } from './store/store.ts';
+import { tagRoutes } from './tags/routes.ts';
 import { apiDocs } from './web/api-docs.ts';
 import { webRoutes } from './web/routes.ts';
 import { WebhookDispatcher } from './webhooks/dispatcher.ts';
@@ -253,6 +254,7 @@ export function createApp(deps: AppDeps) {
       }),
     )
     .use(statsRoutes({ mode, store, secret, domains }))
+    .use(tagRoutes({ mode, store, secret }))
     .use(webhookRoutes({ mode, store, secret, adminToken: deps.adminToken, dispatcher: webhooks }));
   app.use(
     domainRoutes({

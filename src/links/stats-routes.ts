@@ -3,7 +3,7 @@
 
 import { Elysia, t } from 'elysia';
 import { DayTally, UNKNOWN_COUNTRY } from '../analytics/fold.ts';
-import { LinkStats } from '../analytics/model.ts';
+import { LinkStats, RANGE_FIELDS } from '../analytics/model.ts';
 import { referrerHost } from '../analytics/referrers.ts';
 import { buildStats, MAX_RANGE_DAYS, parseRange } from '../analytics/stats.ts';
 import { describeAgent } from '../analytics/user-agents.ts';
@@ -63,26 +63,7 @@ export function statsRoutes(options: {
       {
         params: CodeParams,
         // Read and checked by parseRange, which names the rule: a schema's own refusal would not.
-        query: t.Object(
-          {
-            ...domainQueryField,
-            from: t.Optional(
-              t.String({
-                error: Messages.statsRange,
-                description: 'First UTC day, YYYY-MM-DD (default: 29 days before `to`).',
-                examples: ['2026-11-01'],
-              }),
-            ),
-            to: t.Optional(
-              t.String({
-                error: Messages.statsRange,
-                description: 'Last UTC day, YYYY-MM-DD (default: today).',
-                examples: ['2026-11-30'],
-              }),
-            ),
-          },
-          { error: Messages.statsRange },
-        ),
+        query: t.Object({ ...domainQueryField, ...RANGE_FIELDS }, { error: Messages.statsRange }),
         response: {
           200: LinkStats,
           ...errorResponses(400, ...authErrors, 404, 500, 503),

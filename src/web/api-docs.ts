@@ -50,6 +50,10 @@ function documentation(mode: Mode, baseUrl: string) {
           'The short domains links are served under: the default one (`--base-url`) and those the operator adds.',
       },
       {
+        name: 'tags',
+        description: 'The tags links carry, and the traffic of the links that carry one.',
+      },
+      {
         name: 'webhooks',
         description:
           'Being told of links created, changed and deleted, and of clicks, by signed HTTPS calls (Standard Webhooks).',

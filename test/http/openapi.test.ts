@@ -38,6 +38,8 @@ const LINK_ROUTES = [
   'POST /api/domains',
   'PATCH /api/domains/{domain}',
   'DELETE /api/domains/{domain}',
+  'GET /api/tags',
+  'GET /api/tags/{tag}/stats',
 ];
 const ROUTES = {
   accounts: [
@@ -77,6 +79,8 @@ const LINK_OPERATION_IDS = [
   'createDomain',
   'updateDomain',
   'deleteDomain',
+  'listTags',
+  'getTagStats',
 ];
 const REF = '#/components/schemas/';
 
@@ -188,6 +192,8 @@ describe.each(['accounts', 'open'] as const)('GET /api/openapi.json (%s mode)', 
             'RegisterRequest',
             'Session',
             'ShortenRequest',
+            'Tag',
+            'TagStats',
             'User',
             'Webhook',
             'WebhookDelivery',
@@ -204,6 +210,8 @@ describe.each(['accounts', 'open'] as const)('GET /api/openapi.json (%s mode)', 
             'LinkDetail',
             'LinkStats',
             'ShortenRequest',
+            'Tag',
+            'TagStats',
             'Webhook',
             'WebhookDelivery',
             'WebhookRequest',
@@ -406,6 +414,7 @@ describe.each(['accounts', 'open'] as const)('GET /api/openapi.json (%s mode)', 
           mode === 'accounts' &&
           (name.includes('/api/links') ||
             name.includes('/api/keys') ||
+            name.includes('/api/tags') ||
             name === 'POST /api/shorten' ||
             name.includes('/api/webhooks'));
         const adminRoute =

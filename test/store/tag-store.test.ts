@@ -278,14 +278,12 @@ describe.each(['sqlite', 'postgres'] as const)('tags in the store on %s', (backe
 describe('on PostgreSQL, tag changes while instances roll clicks up', () => {
   test('the sums stay exact', async () => {
     const url = await freshSchemaUrl();
-    const stores = await Promise.all(
-      [0, 1].map(async () => {
-        const store = await openPostgres({ url, pool: 4, analyticsIntervalMs: 0 });
-        onTestFinished(() => store.close());
-        return store;
-      }),
-    );
-    const [one, two] = stores as [Store, Store];
+    const instance = async (): Promise<Store> => {
+      const store = await openPostgres({ url, pool: 4, analyticsIntervalMs: 0 });
+      onTestFinished(() => store.close());
+      return store;
+    };
+    const [one, two] = [await instance(), await instance()];
     const links = await Promise.all(
       Array.from({ length: 8 }, (_, i) => make(one, `l${i}`, { tags: ['t0'] })),
     );
