@@ -175,11 +175,12 @@ export const clickDays = sqliteTable(
  * click_days summed per tag over the links of one owner that carry it (owner: the links'
  * user_id, 0 for links of no one): what a tag's stats read, so that they cost the tag's
  * days and values, not its links' (over 1,000 links, 90 days of click_days are two
- * million rows, and summing 30 days of them took 0.6 s). Kept exact, in the transaction
- * of each change of what it sums (see tags.ts): the rollup adds what it adds to
- * click_days for each tag of the link; a change of a link's tags moves the link's rows
- * from the tags it lost to those it gained; a link's removal takes them away; a user's
- * removal takes theirs away, or hands them to owner 0 with the links.
+ * million rows, and summing 30 days of them takes seconds: bench/tag-stats.ts). Kept
+ * exact, in the transaction of each change of what it sums (see tags.ts): the rollup
+ * adds what it adds to click_days for each tag of the link; a change of a link's tags
+ * moves the link's rows from the tags it lost to those it gained; a link's removal
+ * takes them away; a user's removal takes theirs away, or hands them to owner 0 with
+ * the links.
  */
 export const tagDays = sqliteTable(
   'tag_days',

@@ -52,12 +52,17 @@ const carriers = (where: string) => `${CLICKS_OF_LINKS}
   FROM link_tags g JOIN links l ON l.id = g.link_id ${CLICKS_JOINS}
   WHERE g.tag = ? ${where} GROUP BY 1`;
 
-/** The pending_values counts of the links carrying a tag ($tag), over [$from, $to]. */
+/**
+ * The pending_values counts of the links carrying a tag over [from, to], summed over the
+ * links: the same values recur from link to link, and each is then classified once.
+ */
 const pendingOf = (where: string) => `
-  SELECT p.day, p.log_column AS code, CASE WHEN p.has_value THEN p.value END AS value, p.clicks
+  SELECT p.day, p.log_column AS code, CASE WHEN p.has_value THEN p.value END AS value,
+         sum(p.clicks) AS clicks
   FROM link_tags g JOIN links l ON l.id = g.link_id
   JOIN pending_values p ON p.link_id = g.link_id AND p.day BETWEEN ? AND ?
-  WHERE g.tag = ? ${where}`;
+  WHERE g.tag = ? ${where}
+  GROUP BY p.day, p.log_column, p.has_value, p.value`;
 
 interface PendingRow {
   day: number;
@@ -169,10 +174,13 @@ export class SqliteTags {
 
   /**
    * Adds what a rollup slice adds to click_days to the tags of each link, in the slice's
-   * transaction. A link's tags are read once per slice; a link without any costs that read.
+   * transaction. A link's tags are read once per slice (a link without any costs that
+   * read), and the slice's counts are summed per tag first: the links of one campaign's
+   * tag share their days and values, so its row of each is written once per slice.
    */
   addDays(rows: readonly StoredDayCount[]): void {
     const tagsOf = new Map<number, { owner: number; tag: string }[]>();
+    const sums = new Map<string, [number, string, number, number, number, number]>();
     for (const row of rows) {
       let tags = tagsOf.get(row.linkId);
       if (tags === undefined) {
@@ -180,9 +188,14 @@ export class SqliteTags {
         tagsOf.set(row.linkId, tags);
       }
       for (const { owner, tag } of tags) {
-        this.addDay.run(owner, tag, row.day, row.dimension, row.value, row.clicks);
+        const key = `${owner}|${tag}|${row.day}|${row.dimension}|${row.value}`;
+        const sum = sums.get(key);
+        if (sum === undefined) {
+          sums.set(key, [owner, tag, row.day, row.dimension, row.value, row.clicks]);
+        } else sum[5] += row.clicks;
       }
     }
+    for (const sum of sums.values()) this.addDay.run(...sum);
   }
 
   /**
