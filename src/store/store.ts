@@ -68,6 +68,7 @@ export type LinkChanges = {
 import type { ClickRow, DayCount } from '../domain/clicks.ts';
 import type { DeliveryType, WebhookEvent } from '../domain/webhooks.ts';
 import type { AccountStore } from './accounts.ts';
+import type { TagStore } from './tags.ts';
 
 // Plain types (not interfaces) so they pass as drizzle placeholder records.
 export type NewLink = {
@@ -169,20 +170,6 @@ export interface LinkTraffic {
    * stream, never whole: a backlog of a million clicks costs what its distinct values do.
    */
   pending: DayCount[];
-}
-
-/** A tag and the links of an owner that carry it, with their clicks of all time. */
-export interface TagSummary {
-  tag: string;
-  links: number;
-  clicks: number;
-}
-
-/** A tag's traffic over a range of days, summed over the links that carry it. */
-export interface TagTraffic extends LinkTraffic {
-  /** The links carrying the tag, and their clicks of all time (not only the range's). */
-  links: number;
-  clicks: number;
 }
 
 /** A registered webhook. */
@@ -377,26 +364,6 @@ export interface AnalyticsStore {
   linkTraffic(linkId: number, fromDay: number, toDay: number): Promise<LinkTraffic>;
   /** A link's click records with ids after `afterId`, oldest first, at most `limit`. */
   clickRows(linkId: number, afterId: number, limit: number): Promise<ClickRow[]>;
-}
-
-/**
- * Tags, as the tag list and a tag's stats read them. `owner` as in LinkQuery: a user's
- * links only, or null for every link (open mode). Tags are given lower-cased.
- */
-export interface TagStore {
-  /** Every tag the owner's links carry, in code-unit order, with their links and clicks. */
-  listTags(owner: number | null): Promise<TagSummary[]>;
-  /**
-   * A tag's day counts in [fromDay, toDay] over the owner's links that carry it, rolled
-   * up and not (values as in LinkTraffic, `linkId` 0), read from one snapshot; undefined
-   * when none of them carries it.
-   */
-  tagTraffic(
-    tag: string,
-    owner: number | null,
-    fromDay: number,
-    toDay: number,
-  ): Promise<TagTraffic | undefined>;
 }
 
 /** Webhooks and their outbox, as the routes and the dispatcher use them. */

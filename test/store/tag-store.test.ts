@@ -15,8 +15,8 @@ import {
   type Link,
   type NewLink,
   type Store,
-  type TagTraffic,
 } from '../../src/store/store.ts';
+import type { TagTraffic } from '../../src/store/tags.ts';
 import { click, UA } from '../support/clicks.ts';
 import { freshSchemaUrl } from '../support/postgres.ts';
 

@@ -16,7 +16,7 @@
 import type { SQL } from 'bun';
 import { DayTally } from '../../analytics/fold.ts';
 import type { DayCount } from '../../domain/clicks.ts';
-import type { TagSummary, TagTraffic } from '../store.ts';
+import type { TagSummary, TagTraffic } from '../tags.ts';
 import { pendingRow } from './pending-values.ts';
 
 /** The advisory lock of tag_days ("kztg"); see above. */

@@ -7,7 +7,7 @@
 import type { Database, Statement } from 'bun:sqlite';
 import { DayTally } from '../../analytics/fold.ts';
 import { type DayCount, LOG_COLUMNS, type LogColumn } from '../../domain/clicks.ts';
-import type { TagSummary, TagTraffic } from '../store.ts';
+import type { TagSummary, TagTraffic } from '../tags.ts';
 import { CLICKS_JOINS, CLICKS_OF_LINKS } from './click-counts.ts';
 
 /** A day count as click_days holds it: its value an id in click_strings (0: none). */
