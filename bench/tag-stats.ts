@@ -24,6 +24,7 @@ import { buildTraffic, parseRange } from '../src/analytics/stats.ts';
 import { describeAgent } from '../src/analytics/user-agents.ts';
 import { createApp } from '../src/app.ts';
 import { type DayCount, Dimension } from '../src/domain/clicks.ts';
+import { DomainRegistry } from '../src/domains/registry.ts';
 import { openPostgres, type PostgresStore } from '../src/store/postgres/postgres-store.ts';
 import { SUM_TAG_DAYS as SUM_TAG_DAYS_PG } from '../src/store/postgres/tags.ts';
 import { openSqlite, type SqliteStore } from '../src/store/sqlite/sqlite-store.ts';
@@ -331,6 +332,7 @@ async function measure(store: Store, name: string): Promise<void> {
     jwtSecret: 'bench-secret-bench-secret-bench-secret-0',
     tokenTtlSeconds: 3600,
     baseUrl: () => 'http://localhost',
+    domains: await DomainRegistry.open(store, () => 'http://localhost'),
   });
   const endpoint = async (query: string) => {
     const response = await app.handle(
