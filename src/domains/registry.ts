@@ -14,7 +14,7 @@ export interface ShortDomain {
   baseUrl: string;
   /** The canonical host (hostname[:port]) that names it. */
   host: string;
-  /** Where a bare `/` goes; null: the web UI on the default domain, the 404 on another. */
+  /** Where a bare `/` goes; null: the web UI, as on the default domain. */
   rootRedirect: string | null;
   /** Where an unknown code goes; null: the JSON 404. */
   notFoundRedirect: string | null;

@@ -247,7 +247,7 @@ export interface Domain {
   baseUrl: string;
   /** The canonical host (hostname[:port]) a request's Host is compared with. */
   host: string;
-  /** Where a bare `/` goes; null: the JSON 404. */
+  /** Where a bare `/` goes; null: the web UI, as on the default domain. */
   rootRedirect: string | null;
   /** Where an unknown code goes; null: the JSON 404. */
   notFoundRedirect: string | null;
