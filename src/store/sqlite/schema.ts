@@ -30,7 +30,7 @@ export const domains = sqliteTable('domains', {
   baseUrl: text('base_url').notNull(),
   // The canonical host (hostname[:port]) a request's Host is compared with.
   host: text('host').notNull().unique(),
-  // Where a bare `/` on this domain goes; null: the JSON 404.
+  // Where a bare `/` on this domain goes; null: the web UI, as on the default domain.
   rootRedirect: text('root_redirect'),
   // Where an unknown code on this domain goes; null: the JSON 404.
   notFoundRedirect: text('not_found_redirect'),
