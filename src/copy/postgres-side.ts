@@ -33,8 +33,10 @@ const COUNTS_CHUNK = 5000;
  */
 const READ: Record<Table, string> = {
   users: 'id, email, password_hash, created_at::float8, token_version',
-  links: `id, user_id, original_url, short_code, source, created_at::float8, expires_at::float8,
-          max_clicks, limited_clicks, password_hash`,
+  domains: 'id, base_url, host, root_redirect, not_found_redirect, created_at::float8',
+  links: `id, user_id, domain_id, original_url, short_code, source, created_at::float8,
+          expires_at::float8, max_clicks, limited_clicks, password_hash`,
+  link_tags: 'link_id, tag',
   clicks: `id::float8, link_id, source, query_source, referrer, user_agent, created_at::float8,
            country`,
   click_strings: 'id, value',
@@ -52,7 +54,9 @@ const READ: Record<Table, string> = {
 /** The array type each column goes in as. */
 const TYPES: Record<Table, readonly string[]> = {
   users: ['int', 'text', 'text', 'bigint', 'int'],
-  links: ['int', 'int', 'text', 'text', 'text', 'bigint', 'bigint', 'int', 'int', 'text'],
+  domains: ['int', 'text', 'text', 'text', 'text', 'bigint'],
+  links: ['int', 'int', 'int', 'text', 'text', 'text', 'bigint', 'bigint', 'int', 'int', 'text'],
+  link_tags: ['int', 'text'],
   clicks: ['bigint', 'int', 'text', 'text', 'text', 'text', 'bigint', 'text'],
   click_strings: ['int', 'text'],
   click_agents: ['int', 'text', 'text', 'text', 'text', 'int'],
@@ -107,6 +111,7 @@ function rowsQuery(table: Table, from: 'start' | 'after'): string {
 /** The highest id in a numbered table; a click's may be in the records. */
 const MAX_ID: Record<(typeof NUMBERED)[number], string> = {
   users: 'coalesce((SELECT max(id) FROM users), 0)',
+  domains: 'coalesce((SELECT max(id) FROM domains), 0)',
   links: 'coalesce((SELECT max(id) FROM links), 0)',
   clicks:
     'greatest(coalesce((SELECT max(id) FROM clicks), 0), coalesce((SELECT max(id) FROM click_records), 0))',
@@ -250,6 +255,14 @@ function snapshotOf(tx: SQL): Snapshot {
     async linkTotals() {
       const rows =
         (await tx`SELECT owner, links::float8 FROM link_totals WHERE links <> 0`.values()) as [
+          number,
+          number,
+        ][];
+      return new Map(rows);
+    },
+    async domainTotals() {
+      const rows =
+        (await tx`SELECT domain_id, count(*)::float8 FROM links GROUP BY domain_id`.values()) as [
           number,
           number,
         ][];

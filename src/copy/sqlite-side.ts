@@ -29,7 +29,14 @@ const ROWS_PER_STATEMENT = 200;
 /** Link counts handed over at a time by linkCounts(). */
 const COUNTS_CHUNK = 5000;
 /** Tables whose ids come from sqlite_sequence (AUTOINCREMENT); the others take max(id) + 1. */
-const SEQUENCED = ['users', 'links', 'api_keys', 'webhooks', 'webhook_deliveries'] as const;
+const SEQUENCED = [
+  'users',
+  'domains',
+  'links',
+  'api_keys',
+  'webhooks',
+  'webhook_deliveries',
+] as const;
 
 /** The highest id each numbered table has handed out, as one row. */
 const HIGH_WATER = `SELECT
@@ -168,6 +175,12 @@ export class SqliteSide implements CopySide {
           'SELECT owner, links FROM link_totals WHERE links <> 0',
         ).values() as [number, number][];
         return new Map(rows) as LinkTotals;
+      },
+      domainTotals: async () => {
+        const rows = this.statement(
+          'SELECT domain_id, count(*) FROM links GROUP BY domain_id',
+        ).values() as [number, number][];
+        return new Map(rows);
       },
     };
   }
