@@ -71,16 +71,13 @@ export async function readJson(
 /**
  * A JSON object's fields by normalized name. An object within it adds its fields under
  * both their own name and the name prefixed with its key (Shlink's meta.validUntil is
- * `validuntil` and `metavaliduntil`); an array of strings gives its first (Bitly's
- * custom_bitlinks).
+ * `validuntil` and `metavaliduntil`); an array is kept whole (see fromJson).
  */
 function fieldsOf(object: Record<string, unknown>): Map<string, unknown> {
   const fields = new Map<string, unknown>();
   for (const [key, value] of Object.entries(object)) {
     const name = normalize(key);
-    if (Array.isArray(value)) {
-      if (typeof value[0] === 'string') fields.set(name, value[0]);
-    } else if (value !== null && typeof value === 'object') {
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
       for (const [inner, innerValue] of Object.entries(value as Record<string, unknown>)) {
         fields.set(name + normalize(inner), innerValue);
         if (!fields.has(normalize(inner))) fields.set(normalize(inner), innerValue);
@@ -90,6 +87,13 @@ function fieldsOf(object: Record<string, unknown>): Map<string, unknown> {
     }
   }
   return fields;
+}
+
+/** A field's value for a role: tags are a list; a list elsewhere gives its first string (custom_bitlinks). */
+
+function one(role: Role, value: unknown): unknown {
+  if (!Array.isArray(value) || role === 'tags') return value;
+  return value.find((item) => typeof item === 'string');
 }
 
 function fromJson(
@@ -102,7 +106,7 @@ function fromJson(
   if (format === 'kurz' && fields.has('click')) return clickEntry(item.line, fields);
   return linkEntry(item.line, format, (role) => {
     for (const name of columns[role] ?? []) {
-      const value = fields.get(name);
+      const value = one(role, fields.get(name));
       if (value !== undefined && value !== null && value !== '') return value;
     }
     return fields.has(columns[role]?.[0] ?? '') ? null : undefined;

@@ -278,7 +278,7 @@ describe('kurz export', () => {
     await app.store.createLinks(links);
     const lines = (await exportText(app.store)).trimEnd().split('\n');
     expect(JSON.parse(lines[0] as string)).toEqual({
-      kurz_export: 1,
+      kurz_export: 2,
       kurz_version: expect.any(String),
       exported_at: expect.stringMatching(/Z$/),
       clicks: false,
@@ -287,6 +287,7 @@ describe('kurz export', () => {
     const first = JSON.parse(lines[1] as string);
     expect(first).toEqual({
       code: 'pw',
+      domain: null,
       url: 'https://example.com/p',
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/),
       owner: 'ann@example.com',
@@ -296,6 +297,7 @@ describe('kurz export', () => {
       limited_clicks: 0,
       password_hash: expect.stringMatching(/^\$argon2id\$/),
       clicks: 0,
+      tags: [],
     });
     expect(new Set(lines.slice(1).map((l) => JSON.parse(l).code)).size).toBe(2101);
   });
@@ -328,8 +330,8 @@ describe('kurz export', () => {
     ]);
     const csv = await exportText(app.store, { format: 'csv' });
     expect(csv).toBe(
-      'code,url,created_at,owner,source,expires_at,max_clicks,limited_clicks,password_hash,clicks\r\n' +
-        `'-cmd,"https://example.com/?a=1,b=""2""",2026-01-01T00:00:00.000Z,,"'=HYPERLINK(""https://evil.example"",""click"")",,,0,,0\r\n`,
+      'code,url,created_at,owner,source,expires_at,max_clicks,limited_clicks,password_hash,clicks,domain,tags\r\n' +
+        `'-cmd,"https://example.com/?a=1,b=""2""",2026-01-01T00:00:00.000Z,,"'=HYPERLINK(""https://evil.example"",""click"")",,,0,,0,,\r\n`,
     );
     // And it reads back as it was.
     const other = await TestApp.init('open');
