@@ -357,6 +357,15 @@ describe('command line', () => {
         ['--format', '--clicks'],
       ]),
     });
+    // A flag that may be repeated keeps every value, in order.
+    const imported = parseCommandLine(
+      ['import', 'f.csv', '--domain-map', 'bit.ly=default', '--domain-map=s.test=go.example.com'],
+      {},
+    );
+    expect(imported).toMatchObject({
+      options: new Map(),
+      lists: new Map([['--domain-map', ['bit.ly=default', 's.test=go.example.com']]]),
+    });
   });
 
   test.each([
