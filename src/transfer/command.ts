@@ -249,7 +249,7 @@ export function importCommand(
       // Read through once for the domains, so that a file with a link on a domain of
       // none here is refused before a batch is stored; then read again to import.
       if (namesDomains(input.format)) {
-        const unplaced = await unplacedDomains(input.entries, domains);
+        const unplaced = await unplacedDomains(input.domains, domains);
         if (unplaced.size > 0) {
           throw new TransferError(`cannot import ${name}: ${describeUnplaced(unplaced)}`);
         }

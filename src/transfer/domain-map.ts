@@ -7,7 +7,6 @@
 
 import { defaultDomain, hostOfName } from '../domains/registry.ts';
 import { DEFAULT_DOMAIN, type Store } from '../store/store.ts';
-import type { Entry } from './entries.ts';
 
 /** How --domain-map names a default domain: the file's (as FROM) or this kurz's (as TO). */
 export const DEFAULT_NAME = 'default';
@@ -120,18 +119,18 @@ export class DomainMap {
 }
 
 /**
- * The domains a file's links are on that this kurz does not have and --domain-map does
- * not place, each with its number of rows; read through the whole file before anything
- * is stored. A row whose domain is no host is left to the import, as a bad row.
+ * The domains a file's links are on (Input.domains) that this kurz does not have and
+ * --domain-map does not place, each with its number of rows; read through the whole
+ * file before anything is stored. A domain that is no host is left to the import, whose
+ * row it makes a bad one.
  */
 export async function unplacedDomains(
-  entries: AsyncIterable<Entry>,
+  names: AsyncIterable<string | null>,
   domains: DomainMap,
 ): Promise<Map<string, number>> {
   const unplaced = new Map<string, number>();
-  for await (const entry of entries) {
-    if (entry.kind !== 'link') continue;
-    const placement = domains.place(entry.domain);
+  for await (const name of names) {
+    const placement = domains.place(name);
     if (placement.kind === 'unknown') {
       unplaced.set(placement.host, (unplaced.get(placement.host) ?? 0) + 1);
     }

@@ -54,7 +54,13 @@ export interface Input {
   format: FormatName;
   /** What the file was read as, e.g. "Shlink CSV". */
   description: string;
+  /** Its entries; or, read instead (the two share the file), `domains`. */
   entries: AsyncGenerator<Entry>;
+  /**
+   * The domain of each link row, as LinkEntry's (bad rows and click records left out),
+   * without the rest of the row's checks: the quick first reading of a file's domains.
+   */
+  domains: AsyncGenerator<string | null>;
 }
 
 /** A field's value: a string or number, null when given empty, undefined when absent. */
@@ -70,6 +76,22 @@ function text(value: unknown): string | null {
 /** A cell that means yes: Kutt's booleans, as JSON or as CSV text. */
 function truthy(value: unknown): boolean {
   return value === true || value === 1 || /^(true|1|yes)$/i.test(text(value) ?? '');
+}
+
+/** The parts of a row's short URL; undefined when it has none. */
+function shortUrlOf(field: Field): ReturnType<typeof shortUrlParts> | undefined {
+  const short = text(field('shortUrl'));
+  return short === null ? undefined : shortUrlParts(short);
+}
+
+/**
+ * The domain a row names: its domain column when the file has one (null when empty:
+ * the file's default domain); else its short URL's host, which names it as much
+ * (Bitly's links, Shlink's older exports); else null.
+ */
+export function rowDomain(field: Field, shortUrl = shortUrlOf(field)): string | null {
+  const given = field('domain');
+  return given !== undefined ? text(given) : (shortUrl?.domain ?? null);
 }
 
 /**
@@ -109,14 +131,9 @@ export function linkEntry(line: number, format: FormatName, field: Field): Entry
   if (truthy(field('protected'))) {
     return bad('the link has a password in Kutt, which its export does not carry');
   }
-  let code = text(field('code')) ?? undefined;
-  const short = text(field('shortUrl'));
-  const fromShortUrl = short === null ? undefined : shortUrlParts(short);
-  code ??= fromShortUrl?.code;
-  // The domain column when the file has one (empty: the default domain); else the short
-  // URL's host, which names it as much (Bitly's links, Shlink's older exports).
-  const domainField = field('domain');
-  const domain = domainField !== undefined ? text(domainField) : (fromShortUrl?.domain ?? null);
+  const shortUrl = shortUrlOf(field);
+  const code = text(field('code')) ?? shortUrl?.code;
+  const domain = rowDomain(field, shortUrl);
   const date = (role: Role, name: string): number | null | BadEntry => {
     const value = field(role);
     if (value === undefined || value === null || value === '') return null;

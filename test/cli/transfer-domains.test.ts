@@ -182,7 +182,7 @@ describe.each([
       reports: [],
     });
     expect(withoutClicks(await linksOf(back))).toEqual(withoutClicks(await linksOf(source)));
-  });
+  }, 30_000);
 });
 
 test('a conflict is judged and said within its domain; a renamed link stays on it, and a second run finds it there', async () => {
@@ -319,7 +319,7 @@ describe.each(['sqlite', 'postgres'] as const)('dist/kurz import on %s', (kind) 
     expect((await kurz(['import', '-'], 'keyword,url\n')).code).toBe(0);
     await Bun.write(join(dir, 'shlink.csv'), SHLINK);
     await Bun.write(join(dir, 'bitly.csv'), BITLY);
-  });
+  }, 30_000);
 
   test('a file with links on domains this kurz does not have is refused whole, each named with its rows; a dry run too', async () => {
     for (const dry of [[], ['--dry-run']]) {
@@ -332,7 +332,7 @@ describe.each(['sqlite', 'postgres'] as const)('dist/kurz import on %s', (kind) 
       ]);
     }
     expect(await count()).toBe(0);
-  });
+  }, 30_000);
 
   test('--domain-map that cannot be used is refused before reading: no FROM=TO, or a TO this kurz does not have', async () => {
     const malformed = await kurz(['import', 'shlink.csv', '--domain-map', 's.test']);
@@ -358,7 +358,7 @@ describe.each(['sqlite', 'postgres'] as const)('dist/kurz import on %s', (kind) 
       'kurz: --domain-map "s.test=go.example.com": go.example.com is not a domain of this kurz (its domains: default (kurz.example))\n',
     ]);
     expect(await count()).toBe(0);
-  });
+  }, 30_000);
 
   test('with the domain registered and the rest mapped, each link lands on its domain, with its tags; the default host is the default domain', async () => {
     const go = await withStore((store) => addDomain(store, 'go.example.com'));
@@ -393,7 +393,7 @@ describe.each(['sqlite', 'postgres'] as const)('dist/kurz import on %s', (kind) 
     expect(again.stdout).toBe(
       'kurz: read 4 rows, imported 0, skipped 4 (already there), conflicts 0, bad rows 0\n',
     );
-  });
+  }, 30_000);
 
   test('Bitly: its own domain must be mapped; a custom one registered here takes its links, one code on both domains', async () => {
     const refused = await kurz(['import', 'bitly.csv']);
@@ -418,7 +418,7 @@ describe.each(['sqlite', 'postgres'] as const)('dist/kurz import on %s', (kind) 
       'https://shop.example/2',
       'https://shop.example/3',
     ]);
-  });
+  }, 30_000);
 
   test('stdin is read twice through a file of its own, removed at the end, refused or imported', async () => {
     const tmp = tempDir();
@@ -456,7 +456,7 @@ describe.each(['sqlite', 'postgres'] as const)('dist/kurz import on %s', (kind) 
       ];
     });
     expect(placed).toEqual([['x'], 'https://example.org/a2']);
-  });
+  }, 30_000);
 
   test('a row whose tags kurz does not allow is a bad row; the others land', async () => {
     const file =
@@ -473,5 +473,5 @@ describe.each(['sqlite', 'postgres'] as const)('dist/kurz import on %s', (kind) 
       'kurz: line 3: tags must be a list of at most 10 tags, each 1 to 32 letters, digits, hyphens or underscores (11 tags); skipped',
       '',
     ]);
-  });
+  }, 30_000);
 });

@@ -12,7 +12,6 @@ import {
   parseDomainMap,
   unplacedDomains,
 } from '../../src/transfer/domain-map.ts';
-import type { Entry } from '../../src/transfer/entries.ts';
 
 const GO: Domain = {
   id: 4,
@@ -98,30 +97,14 @@ describe('a row’s domain', () => {
 });
 
 describe('the refusal of a file with links on unplaced domains', () => {
-  async function* rows(domains: (string | null)[]): AsyncGenerator<Entry> {
-    for (const [i, domain] of domains.entries()) {
-      yield {
-        kind: 'link',
-        line: i + 2,
-        code: `c${i}`,
-        domain,
-        url: 'https://example.com/',
-        createdAt: undefined,
-        source: null,
-        expiresAt: null,
-        maxClicks: null,
-        limitedClicks: 0,
-        passwordHash: null,
-        tags: [],
-      };
-    }
-    yield { kind: 'bad', line: 99, reason: 'no URL' };
+  async function* names(domains: (string | null)[]): AsyncGenerator<string | null> {
+    yield* domains;
   }
 
   test('counts each unplaced domain’s rows, leaving placed ones and hosts that are none to the import', async () => {
     const map = await open('bit.ly=default');
     const unplaced = await unplacedDomains(
-      rows(['s.test', null, 'bit.ly', 'go.example.com', 'S.test', 'x.example', '%%']),
+      names(['s.test', null, 'bit.ly', 'go.example.com', 'S.test', 'x.example', '%%']),
       map,
     );
     expect(unplaced).toEqual(

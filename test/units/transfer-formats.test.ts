@@ -415,6 +415,46 @@ describe('formats, each from a realistic sample', () => {
     ]);
   });
 
+  test('the quick reading of a file’s domains gives each link row’s, as its entries do, without bad rows or click records', async () => {
+    const files = [
+      'createdAt,domain,shortCode,shortUrl,longUrl,title,tags,visits\n' +
+        '2021-03-01T10:20:30+01:00,s.test,abc,https://s.test/abc,https://example.org/1,,,4\n' +
+        'short,row\n' +
+        '2021-03-01T10:20:30+01:00,,def,https://s.test/def,https://example.org/2,,,0\n',
+      'Link,Destination URL\nhttps://bit.ly/a,https://example.org/a\ngo.brand.example/b,https://example.org/b\n',
+      [
+        '{"kurz_export":2,"clicks":true}',
+        '{"code":"a","domain":"go.example.com","url":"https://example.com/a","password_hash":null}',
+        '{"click":"a","domain":"go.example.com","at":"2026-11-20T10:00:00.000Z"}',
+        'not json',
+        '{"code":"b","url":"https://example.com/b","password_hash":null}',
+      ].join('\n'),
+      JSON.stringify({
+        shortUrls: {
+          data: [
+            { shortCode: 'x', longUrl: 'https://e.org/', domain: null },
+            { shortCode: 'y', longUrl: 'https://e.org/', shortUrl: 'https://s.test/y' },
+          ],
+        },
+      }),
+    ];
+    for (const file of files) {
+      const fromEntries = (await read(file)).entries.flatMap((e) =>
+        e.kind === 'link' ? [e.domain] : [],
+      );
+      const input = await readInput(chunked(file, 7), undefined);
+      const domains: (string | null)[] = [];
+      for await (const domain of input.domains) domains.push(domain);
+      expect(domains).toEqual(fromEntries);
+    }
+    // A row bad for what it holds (no URL, say) still names its domain, and is counted.
+    const noUrl = await readInput(
+      chunked('shortCode,longUrl,domain\nx,,go.example.com\n', 7),
+      undefined,
+    );
+    for await (const domain of noUrl.domains) expect(domain).toBe('go.example.com');
+  });
+
   test('--from reads a file as the format given, whatever its first line says', async () => {
     const { format, entries } = await read('keyword,url\nabc,https://example.com/\n', 'yourls');
     expect(format).toBe('yourls');
