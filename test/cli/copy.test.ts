@@ -531,7 +531,12 @@ describe('kurz copy, SQLite to PostgreSQL and back', () => {
 
   test('on all three, one code on two domains is two links, each with its tags; a new domain is numbered past the removed one', async () => {
     for (const db of [original, postgres, final]) {
-      const store = await openIn(db);
+      // No rollup of its own: the tests after this one look at the copies' click log.
+      const store = await openStore(
+        { db, dbPool: 2, durability: 'normal', minFreeDiskBytes: 0 },
+        silentLogger,
+        { background: false },
+      );
       try {
         const onDefault = await store.findLinkDetail('ann-1');
         const onGo = await store.findLinkDetail('ann-1', seeded.go.id);
