@@ -15,6 +15,15 @@ import {
   registerUser,
   serveOtherOrigin,
 } from '../support/browser.ts';
+import {
+  escapeRegExp,
+  fitsWidth,
+  register,
+  rowOf,
+  rows,
+  shortCodes,
+  waitForText,
+} from '../support/web-page.ts';
 
 // Functions given to page.evaluate run in Chromium. The project's tsconfig has no DOM
 // library (adding it breaks the server's Bun types), so this file declares the few page
@@ -107,30 +116,6 @@ async function withKurz(
   } finally {
     await kurz.stop();
   }
-}
-
-const rows = (page: Page) => page.locator('#link-rows tr');
-const rowOf = (page: Page, code: string) =>
-  rows(page).filter({ has: page.locator(`a.short-link[href$="/${code}"]`) });
-const shortCodes = (page: Page) =>
-  page
-    .locator('#link-rows a.short-link')
-    .evaluateAll((links) => links.map((a) => a.getAttribute('href')?.split('/').pop()));
-
-/** Waits until the locator's text is exactly `text` (polled by Playwright). */
-async function waitForText(locator: Locator, text: string, timeout = 10_000) {
-  await locator.filter({ hasText: new RegExp(`^${escapeRegExp(text)}$`) }).waitFor({ timeout });
-}
-
-function escapeRegExp(text: string) {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
-async function register(page: Page, email: string) {
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-  await page.getByRole('button', { name: 'Register' }).click();
-  await page.getByRole('button', { name: 'Log out' }).waitFor();
 }
 
 async function shorten(page: Page, fields: { url: string; code?: string; source?: string }) {
@@ -697,16 +682,6 @@ async function waitForFocus(page: Page, name: string) {
     () => `focus on ${name}, seen on ${seen}`,
   );
 }
-
-/** Neither the page nor an open dialog scrolls sideways. */
-const fitsWidth = (page: Page) =>
-  page.evaluate(() => {
-    const open = document.querySelector('dialog[open]');
-    return (
-      document.documentElement.scrollWidth <= window.innerWidth &&
-      (open === null || open.scrollWidth <= open.clientWidth)
-    );
-  });
 
 /** Where a short link sends a visitor now: status and Location. */
 async function follow(base: string, code: string) {
