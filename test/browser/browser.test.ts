@@ -121,7 +121,7 @@ async function withKurz(
 async function shorten(page: Page, fields: { url: string; code?: string; source?: string }) {
   await page.getByLabel('URL', { exact: true }).fill(fields.url);
   await page.getByLabel('Custom code').fill(fields.code ?? '');
-  await page.getByLabel('Source').fill(fields.source ?? '');
+  await page.getByLabel('Source', { exact: true }).fill(fields.source ?? '');
   await page.getByRole('button', { name: 'Shorten' }).click();
 }
 
@@ -371,6 +371,20 @@ describe('web UI, open mode', () => {
           });
         const ring = { visible: true, outline: 'solid 3px' };
 
+        // First the mode (one link or many, arrow keys switch), then the form.
+        // (The radio itself is hidden: its label shows the ring.)
+        await page.keyboard.press('Tab');
+        expect(
+          await page.evaluate(() => {
+            const radio = document.activeElement as PageElement;
+            const style = getComputedStyle(radio.closest('label') as PageElement);
+            return {
+              name: radio.getAttribute('value'),
+              visible: radio.matches(':focus-visible'),
+              outline: `${style.outlineStyle} ${style.outlineWidth}`,
+            };
+          }),
+        ).toEqual({ name: 'one', ...ring });
         await page.keyboard.press('Tab');
         expect(await focused()).toEqual({ id: 'url', text: null, ...ring });
         await page.keyboard.type(`${TARGET}/landing`);
@@ -381,7 +395,9 @@ describe('web UI, open mode', () => {
         expect(await focused()).toEqual({ id: 'source', text: null, ...ring });
         await page.keyboard.type('keyboard');
         await page.keyboard.press('Tab');
-        expect(await focused()).toEqual({ id: '', text: 'Shorten', ...ring });
+        expect(await focused()).toEqual({ id: 'tags', text: null, ...ring });
+        await page.keyboard.press('Tab');
+        expect(await focused()).toEqual({ id: 'shorten-submit', text: 'Shorten', ...ring });
         await page.keyboard.press('Enter');
 
         await waitForText(
@@ -393,7 +409,7 @@ describe('web UI, open mode', () => {
         // Space works on it too (an empty form now: the server's message appears).
         await page.keyboard.press('Space');
         await waitForText(page.getByRole('alert'), 'URL must start with http:// or https://');
-        expect(await focused()).toEqual({ id: '', text: 'Shorten', ...ring });
+        expect(await focused()).toEqual({ id: 'shorten-submit', text: 'Shorten', ...ring });
       });
     },
     TIMEOUT,
@@ -932,7 +948,10 @@ for (const [size, viewport] of VIEWPORTS) {
               page.waitForRequest((request) => request.method() === 'DELETE'),
               confirm.getByRole('button', { name: 'Delete' }).click(),
             ]);
-            expect(request.url()).toBe(`${kurz.url}/api/links/second`);
+            // On the link's domain, the default one here.
+            expect(request.url()).toBe(
+              `${kurz.url}/api/links/second?domain=localhost%3A${kurz.port}`,
+            );
             await confirm.waitFor({ state: 'hidden' });
             await waitForText(page.locator('#list-status'), 'Deleted second.');
             await waitForText(page.locator('#range'), '1–2 of 2');
