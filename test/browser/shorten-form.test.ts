@@ -365,6 +365,21 @@ for (const mode of MODES) {
                 );
               }
 
+              // The refused line, corrected, sent again with the same tags, kept for it.
+              expect(await chipsIn(page.locator('#tags-chips'))).toEqual(['batch']);
+              await box.fill('https://example.com/two');
+              const [again] = await Promise.all([
+                page.waitForRequest((r) => r.url().endsWith('/api/links/bulk')),
+                page.getByRole('button', { name: 'Shorten all' }).click(),
+              ]);
+              expect(again.postDataJSON()).toEqual({
+                links: [{ url: 'https://example.com/two', tags: ['batch'] }],
+              });
+              await waitForText(summary, '1 created, 0 failed.');
+              expect(await box.inputValue()).toBe('');
+              expect(await chipsIn(page.locator('#tags-chips'))).toEqual([]);
+              await waitForText(page.locator('#range'), '1–3 of 3');
+
               // Over 1,000 lines: said, and nothing sent.
               let sent = 0;
               page.on('request', (r) => {

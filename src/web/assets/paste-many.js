@@ -33,14 +33,17 @@ export function createPasteMany({ api, domains, onCreated }) {
   lines.addEventListener('input', showCount);
 
   /**
-   * Sends the lines; `domain` (a host or undefined) and `tags` go with each. Returns an
-   * error message for the form when nothing was sent, else undefined.
+   * Sends the lines; `domain` (a host or undefined) and `tags` go with each. Returns
+   * `{ refused }`, a message for the form, when nothing was sent; else `{ failed }`, how
+   * many lines the server refused.
    */
   async function send({ domain, tags }) {
     const wanted = entries();
-    if (wanted.length === 0) return 'Paste at least one URL, one a line.';
+    if (wanted.length === 0) return { refused: 'Paste at least one URL, one a line.' };
     if (wanted.length > MAX_LINES) {
-      return `At most ${formatCount(MAX_LINES)} URLs at a time: this has ${formatCount(wanted.length)}.`;
+      return {
+        refused: `At most ${formatCount(MAX_LINES)} URLs at a time: this has ${formatCount(wanted.length)}.`,
+      };
     }
     const links = wanted.map(({ url }) => {
       const link = { url };
@@ -50,9 +53,9 @@ export function createPasteMany({ api, domains, onCreated }) {
     });
     const { body } = await api.post('/api/links/bulk', { links });
     const results = Array.isArray(body?.results) ? body.results : [];
-    show(wanted, results, domain);
-    if (results.some((r) => r.status === 201)) onCreated();
-    return undefined;
+    const failed = show(wanted, results, domain);
+    if (failed < wanted.length) onCreated();
+    return { failed };
   }
 
   function show(wanted, results, domain) {
@@ -93,6 +96,7 @@ export function createPasteMany({ api, domains, onCreated }) {
       said += ` The failed ${failed.length === 1 ? 'line is' : 'lines are'} left in the box to correct and send again.`;
     }
     summary.textContent = said;
+    return failed.length;
   }
 
   function shortLinkOf(shortUrl) {

@@ -117,13 +117,14 @@ export function createShortener({ api, domains, onCreated }) {
   }
 
   async function sendMany(chosenTags) {
-    const refused = await many.send({ domain: chosenDomain(), tags: chosenTags });
+    const { refused, failed } = await many.send({ domain: chosenDomain(), tags: chosenTags });
     if (refused !== undefined) {
       error.textContent = refused;
       return;
     }
     result.hidden = true;
-    tags.reset();
+    // The refused lines stay in the box to be sent again: with the same tags, then.
+    if (failed === 0) tags.reset();
   }
 
   /** Empties what was typed for the last link, keeping the mode and the domain chosen. */
