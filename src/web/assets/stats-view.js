@@ -158,7 +158,7 @@ export function createStatsView({ api, mode, domains }) {
     csvButton.hidden = what.csv === null;
     error.textContent = '';
     status.textContent = '';
-    body.hidden = true; // until the numbers of this link arrive
+    body.hidden = true; // until its numbers arrive
     custom.hidden = chosen() !== 'custom';
     openModal(dialog, { opener, focus: rangeForm.querySelector('input:checked') });
     drawnWidth = Math.floor(chart.clientWidth);
