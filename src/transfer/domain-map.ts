@@ -149,5 +149,5 @@ export function describeUnplaced(unplaced: Map<string, number>): string {
     .map(([host, rows]) => `${host} (${rows} ${rows === 1 ? 'row' : 'rows'})`);
   if (sorted.length > NAMED) named.push(`and ${sorted.length - NAMED} more`);
   const example = (sorted[0] as [string, number])[0];
-  return `its links are on ${sorted.length === 1 ? 'a domain' : 'domains'} this kurz does not have: ${named.join(', ')}. Map each onto a domain of this kurz with --domain-map FROM=TO (TO: its host, or ${DEFAULT_NAME}), e.g. --domain-map ${example}=${DEFAULT_NAME}, or add it to kurz first; nothing was imported`;
+  return `its links are on ${sorted.length === 1 ? 'a domain' : 'domains'} this kurz does not have: ${named.join(', ')}. Map each onto a domain of this kurz with --domain-map FROM=TO (TO: its host, or ${DEFAULT_NAME}), e.g. --domain-map ${example}=${DEFAULT_NAME}, or add it first (kurz domain add URL); nothing was imported`;
 }

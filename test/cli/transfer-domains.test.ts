@@ -327,7 +327,7 @@ describe.each(['sqlite', 'postgres'] as const)('dist/kurz import on %s', (kind) 
       expect([run.code, run.stdout]).toEqual([1, '']);
       expect(run.stderr.split('\n')).toEqual([
         `kurz: reading shlink.csv as Shlink CSV; links go to no one${dry.length > 0 ? ' (dry run: nothing is stored)' : ''}`,
-        'kurz: cannot import shlink.csv: its links are on domains this kurz does not have: s.test (2 rows), go.example.com (1 row). Map each onto a domain of this kurz with --domain-map FROM=TO (TO: its host, or default), e.g. --domain-map s.test=default, or add it to kurz first; nothing was imported',
+        'kurz: cannot import shlink.csv: its links are on domains this kurz does not have: s.test (2 rows), go.example.com (1 row). Map each onto a domain of this kurz with --domain-map FROM=TO (TO: its host, or default), e.g. --domain-map s.test=default, or add it first (kurz domain add URL); nothing was imported',
         '',
       ]);
     }
@@ -361,7 +361,9 @@ describe.each(['sqlite', 'postgres'] as const)('dist/kurz import on %s', (kind) 
   }, 30_000);
 
   test('with the domain registered and the rest mapped, each link lands on its domain, with its tags; the default host is the default domain', async () => {
-    const go = await withStore((store) => addDomain(store, 'go.example.com'));
+    // Added as the refusal says, by kurz domain add.
+    expect((await kurz(['domain', 'add', 'https://go.example.com'])).code).toBe(0);
+    const go = await withStore(async (store) => (await store.listDomains())[0] as Domain);
     const run = await kurz(['import', 'shlink.csv', '--domain-map', 'https://s.test/=default']);
     expect([run.code, run.stdout]).toEqual([
       0,
@@ -399,7 +401,7 @@ describe.each(['sqlite', 'postgres'] as const)('dist/kurz import on %s', (kind) 
     const refused = await kurz(['import', 'bitly.csv']);
     expect([refused.code, refused.stderr.split('\n')[1]]).toEqual([
       1,
-      'kurz: cannot import bitly.csv: its links are on a domain this kurz does not have: bit.ly (2 rows). Map each onto a domain of this kurz with --domain-map FROM=TO (TO: its host, or default), e.g. --domain-map bit.ly=default, or add it to kurz first; nothing was imported',
+      'kurz: cannot import bitly.csv: its links are on a domain this kurz does not have: bit.ly (2 rows). Map each onto a domain of this kurz with --domain-map FROM=TO (TO: its host, or default), e.g. --domain-map bit.ly=default, or add it first (kurz domain add URL); nothing was imported',
     ]);
     const run = await kurz(['import', 'bitly.csv', '--domain-map', 'bit.ly=default']);
     expect(run.stdout).toBe(
@@ -433,7 +435,7 @@ describe.each(['sqlite', 'postgres'] as const)('dist/kurz import on %s', (kind) 
     const refused = await kurz(['import', '-'], file, { TMPDIR: tmp });
     expect([refused.code, refused.stderr.split('\n')[1]]).toEqual([
       1,
-      'kurz: cannot import stdin: its links are on a domain this kurz does not have: new.example.com (1 row). Map each onto a domain of this kurz with --domain-map FROM=TO (TO: its host, or default), e.g. --domain-map new.example.com=default, or add it to kurz first; nothing was imported',
+      'kurz: cannot import stdin: its links are on a domain this kurz does not have: new.example.com (1 row). Map each onto a domain of this kurz with --domain-map FROM=TO (TO: its host, or default), e.g. --domain-map new.example.com=default, or add it first (kurz domain add URL); nothing was imported',
     ]);
     expect(readdirSync(tmp)).toEqual([]);
     const run = await kurz(

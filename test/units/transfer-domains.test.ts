@@ -114,7 +114,7 @@ describe('the refusal of a file with links on unplaced domains', () => {
       ]),
     );
     expect(describeUnplaced(unplaced)).toBe(
-      'its links are on domains this kurz does not have: s.test (2 rows), x.example (1 row). Map each onto a domain of this kurz with --domain-map FROM=TO (TO: its host, or default), e.g. --domain-map s.test=default, or add it to kurz first; nothing was imported',
+      'its links are on domains this kurz does not have: s.test (2 rows), x.example (1 row). Map each onto a domain of this kurz with --domain-map FROM=TO (TO: its host, or default), e.g. --domain-map s.test=default, or add it first (kurz domain add URL); nothing was imported',
     );
   });
 
