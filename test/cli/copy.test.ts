@@ -529,7 +529,8 @@ describe('kurz copy, SQLite to PostgreSQL and back', () => {
     expect(await analytics(final)).toEqual(source);
   });
 
-  test('on all three, one code on two domains is two links, each with its tags; a new domain is numbered past the removed one', async () => {
+  test('on all three, one code on two domains is two links, each with its tags, and a tag’s stats are the same; a new domain is numbered past the removed one', async () => {
+    const tagsOf: unknown[] = [];
     for (const db of [original, postgres, final]) {
       // No rollup of its own: the tests after this one look at the copies' click log.
       const store = await openStore(
@@ -553,6 +554,12 @@ describe('kurz copy, SQLite to PostgreSQL and back', () => {
           0,
         ]);
         expect((await store.findLinkDetail('Ann3'))?.tags).toEqual(['mail']);
+        // The copies' tag sums are made from their day counts and tags, as the source's were.
+        const mail = await store.tagTraffic('mail', null, DAYS[0], DAYS[1]);
+        tagsOf.push({
+          tags: await store.listTags(null),
+          mail: { ...mail, days: mail?.days.map((d) => JSON.stringify(d)).sort() },
+        });
         expect(await store.findLinkDetail('open1', seeded.go.id)).toBeUndefined();
         expect((await store.listDomains()).map((d) => [d.id, d.host, d.notFoundRedirect])).toEqual([
           [seeded.go.id, 'go.example.com', 'https://example.com/missing'],
@@ -571,6 +578,17 @@ describe('kurz copy, SQLite to PostgreSQL and back', () => {
         await store.close();
       }
     }
+    expect(tagsOf[0]).toMatchObject({
+      tags: [
+        { tag: 'mail', links: 1, clicks: 8 },
+        { tag: 'promo', links: 1, clicks: 0 },
+        { tag: 'q1', links: 1, clicks: 0 },
+      ],
+      mail: { links: 1, clicks: 8 },
+    });
+    expect((tagsOf[0] as { mail: { days: string[] } }).mail.days.length).toBeGreaterThan(0);
+    expect(tagsOf[1]).toEqual(tagsOf[0]);
+    expect(tagsOf[2]).toEqual(tagsOf[0]);
   });
 
   test('on PostgreSQL each clicked link has one count row: its day counts and its clicks in the log', async () => {
