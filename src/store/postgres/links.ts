@@ -34,7 +34,7 @@ const DETAIL_COLUMNS = `l.id, l.user_id AS "userId", l.domain_id AS "domainId",
   l.created_at::float8 AS "createdAt", l.source,
   l.expires_at::float8 AS "expiresAt", l.max_clicks AS "maxClicks",
   l.limited_clicks AS "limitedClicks", l.password_hash AS "passwordHash",
-  ARRAY(SELECT t.tag FROM link_tags t WHERE t.link_id = l.id ORDER BY t.tag) AS tags,
+  ARRAY(SELECT t.tag FROM link_tags t WHERE t.link_id = l.id ORDER BY t.tag COLLATE "C") AS tags,
   (SELECT coalesce(sum(c.clicks), 0)::float8 FROM link_clicks c WHERE c.link_id = l.id) AS clicks`;
 
 /**
