@@ -554,15 +554,6 @@ describe('kurz copy, SQLite to PostgreSQL and back', () => {
           ['promo', 'q1'],
           0,
         ]);
-<<<<<<< HEAD
-        expect((await store.findLinkDetail('Ann3'))?.tags).toEqual(['mail']);
-        // The copies' tag sums are made from their day counts and tags, as the source's were.
-        const mail = await store.tagTraffic('mail', null, DAYS[0], DAYS[1]);
-        tagsOf.push({
-          tags: await store.listTags(null),
-          mail: { ...mail, days: mail?.days.map((d) => JSON.stringify(d)).sort() },
-        });
-=======
         const ann3 = await store.findLinkDetail('Ann3');
         expect(ann3?.tags).toEqual(['mail']);
         // A tag's sums are made again from the copied day counts: `mail` has Ann3's traffic.
@@ -578,7 +569,12 @@ describe('kurz copy, SQLite to PostgreSQL and back', () => {
         expect(fold([...(tag?.days ?? []), ...(tag?.pending ?? [])])).toEqual(
           fold([...own.days, ...own.pending]),
         );
->>>>>>> tags
+        // The copies' tag sums are made from their day counts and tags, as the source's were.
+        const mail = await store.tagTraffic('mail', null, DAYS[0], DAYS[1]);
+        tagsOf.push({
+          tags: await store.listTags(null),
+          mail: { ...mail, days: mail?.days.map((d) => JSON.stringify(d)).sort() },
+        });
         expect(await store.findLinkDetail('open1', seeded.go.id)).toBeUndefined();
         expect((await store.listDomains()).map((d) => [d.id, d.host, d.notFoundRedirect])).toEqual([
           [seeded.go.id, 'go.example.com', 'https://example.com/missing'],
