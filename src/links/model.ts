@@ -17,6 +17,7 @@ import { parseSource, SOURCE_MAX_LENGTH } from '../domain/sources.ts';
 import { parseTags, TAG_MAX_LENGTH, TAGS_PER_LINK } from '../domain/tags.ts';
 import { parseTargetUrl, URL_MAX_LENGTH } from '../domain/urls.ts';
 import { bodyError, ruleFormat, SOMETIMES, withHeaderSchemas } from '../http/model.ts';
+import { parseCreateFields } from './create-body.ts';
 import { MAX_PAGE, parseLimit, parseOffset } from './paging.ts';
 
 // Each rule's standard keywords hold for every value the rule accepts; what they cannot
@@ -48,14 +49,8 @@ function settingsProblem(body: Record<string, unknown>): void {
   parseTags(body.tags);
 }
 
-/** Why a create body is wrong: the domain's checks, in their order. */
-function shortenProblem(body: Record<string, unknown>): void {
-  parseTargetUrl(body.url);
-  parseCustomCode(body.custom_code);
-  parseSource(body.source);
-  settingsProblem(body);
-}
-const error = bodyError(shortenProblem);
+// Why a create body is wrong: the domain's checks, in their order (create-body.ts).
+const error = bodyError(parseCreateFields);
 
 /** Why a PATCH body is wrong: `url` (when given) by the create rules, then the settings. */
 function changeProblem(body: Record<string, unknown>): void {

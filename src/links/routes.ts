@@ -5,14 +5,10 @@ import { ownerPlugin } from '../auth/owner.ts';
 import type { PasswordHasher } from '../auth/passwords.ts';
 import type { TokenKey } from '../auth/tokens.ts';
 import type { Mode } from '../config/config.ts';
-import { generateCode, isCodeShaped, parseCustomCode } from '../domain/codes.ts';
+import { GENERATE_ATTEMPTS, generateCode, isCodeShaped } from '../domain/codes.ts';
 import { ApiError, badRequest, Messages } from '../domain/errors.ts';
-import { parseExpiresAt, parseLinkPassword, parseMaxClicks } from '../domain/link-settings.ts';
 import type { OwnHosts } from '../domain/own-hosts.ts';
-import { parseSource } from '../domain/sources.ts';
-import { parseTags } from '../domain/tags.ts';
 import type { Blocklist } from '../domain/targets.ts';
-import { parseTargetUrl } from '../domain/urls.ts';
 import { parseJsonBody, requireJsonObject } from '../http/body.ts';
 import { errorResponses } from '../http/model.ts';
 import { JSON_TYPE, jsonResponse } from '../http/responses.ts';
@@ -29,7 +25,8 @@ import {
   type Store,
   type Link as StoredLink,
 } from '../store/store.ts';
-import { DomainQuery, type Domains, namedDomain, queryDomain } from './link-domain.ts';
+import { parseCreateBody, requestHostOf } from './create-body.ts';
+import { DomainQuery, type Domains, queryDomain } from './link-domain.ts';
 import type { LinkEvents } from './link-events.ts';
 import { linkToJson } from './link-json.ts';
 import type { LinkWriter } from './link-writer.ts';
@@ -39,9 +36,6 @@ import { CodeParams, linkListSchema, linkSchema, PageQuery, ShortenBody } from '
 import { nextPageLink, parsePage } from './paging.ts';
 import { QR, type QrFormat } from './qr.ts';
 import { targetRulesHook } from './target-rules.ts';
-
-/** Generated codes collide about once in 10^12 draws; a few retries are plenty. */
-const GENERATE_ATTEMPTS = 8;
 
 export interface LinkRoutesOptions {
   mode: Mode;
@@ -152,15 +146,13 @@ export function linkRoutes(options: LinkRoutesOptions) {
     .use(ownerPlugin({ mode, secret, store }))
     .post(
       '/api/shorten',
-      async ({ body, owner }) => {
-        const originalUrl = parseTargetUrl(body.url);
-        const custom = parseCustomCode(body.custom_code);
-        const source = parseSource(body.source) ?? null;
-        const expiresAt = parseExpiresAt(body.expires_at) ?? null;
-        const maxClicks = parseMaxClicks(body.max_clicks) ?? null;
-        const password = parseLinkPassword(body.password);
-        const tags = parseTags(body.tags);
-        const domain = namedDomain(domains, body.domain);
+      async ({ body, owner, request }) => {
+        const asked = parseCreateBody(body, {
+          self: { own: options.ownHosts(), requestHost: requestHostOf(request) },
+          blocklist: options.blocklist(),
+          domains,
+        });
+        const { originalUrl, source, expiresAt, maxClicks, password, tags, domain } = asked;
         const passwordHash = password ? await passwords.hash(password) : null;
         const link: StoredLink = await create(
           {
@@ -174,7 +166,7 @@ export function linkRoutes(options: LinkRoutesOptions) {
             maxClicks,
             passwordHash,
           },
-          custom,
+          asked.custom,
         );
         events.emit({ kind: 'created', code: link.shortCode, domainId: link.domainId });
         return jsonResponse(201, Link, toJson(link));
