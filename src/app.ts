@@ -25,6 +25,7 @@ import {
 } from './http/error-handler.ts';
 import { responseHeaders, securityHeaders, withHeaders } from './http/headers.ts';
 import { requestObserver } from './http/request-observer.ts';
+import { bulkRoutes } from './links/bulk-routes.ts';
 import { LinkEvents } from './links/link-events.ts';
 import { LinkWriter } from './links/link-writer.ts';
 import { manageRoutes } from './links/manage-routes.ts';
@@ -232,6 +233,22 @@ export function createApp(deps: AppDeps) {
         passwords,
         secret,
         baseUrl: deps.baseUrl,
+        limits,
+        clientOf,
+        ownHosts,
+        blocklist,
+        maxLinksPerUser: deps.maxLinksPerUser,
+        domains,
+      }),
+    )
+    .use(
+      bulkRoutes({
+        mode,
+        store,
+        links: writers.links,
+        events,
+        passwords,
+        secret,
         limits,
         clientOf,
         ownHosts,

@@ -14,6 +14,7 @@ import { printable } from './domain/printable.ts';
 import { domainCommand } from './domains/command.ts';
 import { DomainRegistry } from './domains/registry.ts';
 import { healthcheckCommand } from './health/command.ts';
+import { BULK_MAX_BODY_BYTES } from './links/bulk-model.ts';
 import { consoleLogger, type Logger, loggerFor } from './logger.ts';
 import { openStore } from './store/open.ts';
 import type { Store } from './store/store.ts';
@@ -219,9 +220,10 @@ async function serve(config: Config): Promise<number> {
     // Elysia defaults to SO_REUSEPORT, which lets a second kurz silently share the port.
     reusePort: false,
     development: false,
-    // Bodies past the API's own 64 KiB limit are refused with JSON 413 by the app;
-    // this only stops a giant upload from being buffered at all.
-    maxRequestBodySize: 1024 * 1024,
+    // Bodies past a route's own limit (64 KiB, 8 MiB for POST /api/links/bulk) are
+    // refused with JSON 413 by the app; this, 1 MiB above the largest, only stops a
+    // giant upload from being read at all.
+    maxRequestBodySize: BULK_MAX_BODY_BYTES + 1024 * 1024,
     // Seconds a connection may go without progress: a keep-alive connection between
     // requests, a request whose body stalls (or trickles: the bytes do not reset it), a
     // reader that stops taking a streamed list. Longer than the body deadline

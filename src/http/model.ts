@@ -66,6 +66,18 @@ export function bodyError(parse: (body: Record<string, unknown>) => unknown) {
   };
 }
 
+/**
+ * A JSON request body for a route's `detail.requestBody`: shown by the OpenAPI document
+ * but not validated by Elysia, for a route that checks its body itself (part by part,
+ * answering each part on its own). The document turns the schema into plain JSON Schema
+ * as it does every route's.
+ */
+export function documentedBody(schema: TSchema) {
+  // The generator's type wants JSON Schema; a TypeBox schema is one, with extra symbols.
+  const json = schema as unknown as { type: 'object' };
+  return { required: true, content: { 'application/json': { schema: json } } };
+}
+
 /** Marks a header schema as sent only sometimes; a header without it is always sent. */
 export const SOMETIMES = 'x-kurz-sometimes';
 

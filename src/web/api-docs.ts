@@ -105,13 +105,21 @@ export async function openApiDocument(app: AnyElysia, mode: Mode, baseUrl: strin
   ) as Json;
   // Bodies are read by kurz's own parse hook (64 KiB limit, any Content-Type), which
   // the generator cannot name a media type for: they are JSON.
+  // A body a route only documents (http/model.ts, documentedBody) is read the same way.
   for (const route of app.routes) {
-    const body = route.hooks?.body as TSchema | undefined;
+    const body = (route.hooks?.body ??
+      route.hooks?.detail?.requestBody?.content?.['application/json']?.schema) as
+      | TSchema
+      | undefined;
     const operation =
       generated.paths[route.path.replace(/:([^/]+)/g, '{$1}')]?.[route.method.toLowerCase()];
     if (body && operation?.requestBody) {
-      operation.requestBody.content = {
-        'application/json': { schema: unwrapSchema(body, undefined, 'input', OPENAPI_VERSION) },
+      // A copy: the documented body is the route's own object.
+      operation.requestBody = {
+        ...operation.requestBody,
+        content: {
+          'application/json': { schema: unwrapSchema(body, undefined, 'input', OPENAPI_VERSION) },
+        },
       };
     }
   }

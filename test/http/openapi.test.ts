@@ -18,6 +18,7 @@ const ROOT = resolve(import.meta.dir, '..', '..');
 const LINK_ROUTES = [
   'GET /health',
   'POST /api/shorten',
+  'POST /api/links/bulk',
   'GET /api/links',
   'GET /api/links/{code}',
   'PATCH /api/links/{code}',
@@ -59,6 +60,7 @@ const OPERATION_IDS = {
 const LINK_OPERATION_IDS = [
   'health',
   'shorten',
+  'shortenBulk',
   'listLinks',
   'getLinkQrSvg',
   'getLinkQrPng',
@@ -178,6 +180,9 @@ describe.each(['accounts', 'open'] as const)('GET /api/openapi.json (%s mode)', 
         ? [
             'ApiKey',
             'ApiKeyRequest',
+            'BulkAnswer',
+            'BulkRequest',
+            'BulkResult',
             'CreatedWebhook',
             'Credentials',
             'Domain',
@@ -200,6 +205,9 @@ describe.each(['accounts', 'open'] as const)('GET /api/openapi.json (%s mode)', 
             'WebhookRequest',
           ]
         : [
+            'BulkAnswer',
+            'BulkRequest',
+            'BulkResult',
             'CreatedWebhook',
             'Domain',
             'DomainChange',
@@ -226,6 +234,10 @@ describe.each(['accounts', 'open'] as const)('GET /api/openapi.json (%s mode)', 
     expect(shorten.responses['201'].content['application/json'].schema).toEqual({
       $ref: `${REF}Link`,
     });
+    // Each item of a bulk call is a shorten body, and each result's body its answer.
+    const bulk = doc.components.schemas.BulkRequest.properties.links;
+    expect(bulk.items).toEqual({ $ref: `${REF}ShortenRequest` });
+    expect(bulk).toMatchObject({ minItems: 1, maxItems: 1000 });
     const list = doc.paths['/api/links'].get.responses['200'].content['application/json'].schema;
     expect(list.items).toEqual({ $ref: `${REF}Link` });
     if (mode === 'accounts') {
@@ -565,12 +577,18 @@ const links: Link[] | undefined = page.data;
 const clicks: number | undefined = links?.[0]?.clicks;
 const total: string | null = page.response.headers.get('X-Total-Count');
 
+const bulk = await client.POST('/api/links/bulk', {
+  body: { links: [{ url: 'https://example.com/a' }, { url: 'https://example.com/b', tags: ['x'] }] },
+  headers: auth,
+});
+const statuses: number[] | undefined = bulk.data?.results.map((result) => result.status);
+
 // @ts-expect-error limit is an integer, not a string
 await client.GET('/api/links', { params: { query: { limit: '50' } }, headers: auth });
 // @ts-expect-error the body needs a url
 await client.POST('/api/shorten', { body: { custom_code: 'x' }, headers: auth });
 
-export { clicks, link, message, total };
+export { clicks, link, message, statuses, total };
 `,
       );
       await Bun.write(
