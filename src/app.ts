@@ -11,6 +11,7 @@ import { ClickWriter } from './clicks/click-writer.ts';
 import type { Mode, RateLimits, Registration } from './config/config.ts';
 import { parseTrustedProxies } from './config/values.ts';
 import type { Blocklist } from './domain/targets.ts';
+import { DomainRegistry } from './domains/registry.ts';
 import { healthRoutes } from './health/routes.ts';
 import { AccessLog } from './http/access-log.ts';
 import { crossOrigin } from './http/cross-origin.ts';
@@ -24,6 +25,7 @@ import { responseHeaders, securityHeaders, withHeaders } from './http/headers.ts
 import { requestObserver } from './http/request-observer.ts';
 import { LinkEvents } from './links/link-events.ts';
 import { LinkWriter } from './links/link-writer.ts';
+import { listRoutes } from './links/list-routes.ts';
 import { manageRoutes } from './links/manage-routes.ts';
 import { linkRoutes } from './links/routes.ts';
 import { statsRoutes } from './links/stats-routes.ts';
@@ -87,6 +89,8 @@ export interface AppDeps {
   metricsToken?: string;
   /** A line per request answered (--access-log on). */
   accessLog?: boolean;
+  /** The short domains; absent: read from the store when first needed. */
+  domains?: DomainRegistry;
 }
 
 /** Writes that may wait for a commit at once, per writer, before more are refused with 503. */
@@ -147,6 +151,17 @@ export function createApp(deps: AppDeps) {
   // The change is committed with its outbox messages: they may be sent now.
   events.on(() => webhooks.wake());
   const passwords = new PasswordHasher(deps.hashing);
+  // The short domains: the caller's, or read from the store when first needed (again
+  // after a failed read).
+  let domainsRead: Promise<DomainRegistry> | undefined;
+  const domains = () => {
+    if (deps.domains !== undefined) return deps.domains;
+    domainsRead ??= DomainRegistry.open(store, deps.baseUrl).catch((error) => {
+      domainsRead = undefined;
+      throw error;
+    });
+    return domainsRead;
+  };
 
   const faults: FaultCounts = { databaseUnavailable: 0 };
   // The redirect answers outside Elysia (natively served), so its faults get the headers here.
@@ -205,6 +220,7 @@ export function createApp(deps: AppDeps) {
         maxLinksPerUser: deps.maxLinksPerUser,
       }),
     )
+    .use(listRoutes({ mode, store, secret, domains }))
     .use(
       manageRoutes({
         mode,
