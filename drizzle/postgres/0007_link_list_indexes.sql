@@ -1,10 +1,10 @@
--- 0007_link_list_indexes: what GET /api/links's orders need on a million links. Sorted
--- by code, the list walks links_code (the code's bytes, collation C, as SQLite compares
--- them; then id). Sorted by clicks, it walks link_click_order: a link's count is a sum
--- of sharded rows (link_clicks), which no index can order, so each link has one row
--- here, added with the link by the trigger below and set to the link's count by the
--- analytics rollup whenever it moves the link's clicks (store/postgres/analytics.ts).
--- Filled here with every link's count so far.
+-- 0007_link_list_indexes: what GET /api/links's filters and orders need on a million
+-- links. Sorted by code, the list walks links_code (the code's bytes, collation C, as
+-- SQLite compares them; then id). Sorted by clicks, it walks link_click_order: a link's
+-- count is a sum of sharded rows (link_clicks), which no index can order, so each link
+-- has one row here, added with the link by the trigger below and set to the link's
+-- count by the analytics rollup whenever it moves the link's clicks
+-- (store/postgres/analytics.ts). Filled here with every link's count so far.
 CREATE TABLE "link_click_order" (
 	"link_id" integer PRIMARY KEY NOT NULL,
 	"clicks" bigint DEFAULT 0 NOT NULL
@@ -27,3 +27,29 @@ $$;
 --> statement-breakpoint
 CREATE TRIGGER links_click_order_insert AFTER INSERT ON links
   REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION kurz_link_click_order_added();
+--> statement-breakpoint
+-- ?q= (text a code or target contains, in either case) is found through trigram indexes
+-- of pg_trgm, a contrib extension that a database's owner may install: into public when
+-- it can (a place every schema of the database sees, which outlives them), else into the
+-- schema kurz uses. Where it cannot be installed, or is installed elsewhere already, the
+-- indexes use it where it is, or are left out: searches then read every link.
+DO $$
+DECLARE
+  trgm name;
+BEGIN
+  BEGIN
+    CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA public;
+  EXCEPTION WHEN OTHERS THEN
+    BEGIN
+      CREATE EXTENSION IF NOT EXISTS pg_trgm;
+    EXCEPTION WHEN OTHERS THEN
+      RAISE NOTICE 'kurz: pg_trgm cannot be installed (%): ?q= will read every link', SQLERRM;
+    END;
+  END;
+  SELECT n.nspname INTO trgm FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+  WHERE e.extname = 'pg_trgm';
+  IF trgm IS NOT NULL THEN
+    EXECUTE format('CREATE INDEX links_code_trgm ON links USING gin (short_code %I.gin_trgm_ops)', trgm);
+    EXECUTE format('CREATE INDEX links_url_trgm ON links USING gin (original_url %I.gin_trgm_ops)', trgm);
+  END IF;
+END $$;

@@ -116,3 +116,74 @@ export function searchValues(search: LinkSearch): Record<string, string | number
   if (search.tag !== undefined) values.tag = search.tag;
   return values;
 }
+
+/**
+ * Which links a page (or a count) of a search starts from: the walk of the order's own
+ * index (every filter checked on each link passed, until the page is full), or the few
+ * links one filter names (an owner's, a tag's, or those holding a text's trigrams),
+ * each checked and then sorted.
+ */
+export type Driver = 'walk' | 'owner' | 'tag' | 'text';
+
+/** What a store can tell of a search's filters cheaply, before reading it. */
+export interface FilterSizes {
+  /** Every link. */
+  links: number;
+  /** The owner's links (from link_totals). */
+  owner?: number;
+  /** The tag's links. */
+  tag?: number;
+  /**
+   * The links holding the text's trigrams or its tag, counted up to RARE_TEXT + 1;
+   * undefined when no index serves the text (under 3 characters, or no trigram index).
+   */
+  text?: number;
+}
+
+/** A text whose trigrams more links hold than this is common: it is checked on a walk. */
+export const RARE_TEXT = 2000;
+
+/**
+ * A walk checks each link it passes, mostly by looking it up as a gather does; but a
+ * gather's cost is bounded by its size, while a walk's grows with how much the filter
+ * and the order go together (an owner whose links are all rarely clicked, by clicks).
+ * So a gather is preferred up to this many times the links a walk should pass.
+ */
+const GATHER_BIAS = 4;
+/** The smallest set of links one filter names, if any does. */
+function smallestNamed(sizes: FilterSizes): { driver: Driver; size: number } | undefined {
+  const named: [Driver, number | undefined][] = [
+    ['owner', sizes.owner],
+    ['tag', sizes.tag],
+    ['text', sizes.text !== undefined && sizes.text <= RARE_TEXT ? sizes.text : undefined],
+  ];
+  let best: { driver: Driver; size: number } | undefined;
+  for (const [driver, size] of named) {
+    if (size !== undefined && (best === undefined || size < best.size)) best = { driver, size };
+  }
+  return best;
+}
+
+/** The driver of a search's total: a named set under half the links, else the database's way. */
+export function countDriver(sizes: FilterSizes): Driver {
+  const named = smallestNamed(sizes);
+  return named !== undefined && named.size * 2 < sizes.links ? named.driver : 'walk';
+}
+
+/**
+ * The driver of a search's page. `matches` is how many links the search lets through,
+ * or a bound of it: the walk passes about links / matches links per link of the page.
+ * Ordered by creation, an owner's links have an index of their own to walk.
+ */
+export function pageDriver(search: LinkSearch, sizes: FilterSizes, matches: number): Driver {
+  const named = smallestNamed(sizes);
+  if (named === undefined) return 'walk';
+  const walked = search.sort === 'created' && sizes.owner !== undefined ? sizes.owner : sizes.links;
+  const passed = (((search.offset ?? 0) + search.limit) * walked) / Math.max(1, matches);
+  return named.size < passed * GATHER_BIAS ? named.driver : 'walk';
+}
+
+/** The smallest set one filter names, as a bound of the links a search lets through. */
+export function matchesBound(sizes: FilterSizes): number {
+  return smallestNamed(sizes)?.size ?? sizes.links;
+}

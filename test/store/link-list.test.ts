@@ -238,6 +238,26 @@ describe.each(['sqlite', 'postgres'] as const)('Searching the list on %s', (back
     expect(found.links.map((l) => l.id)).toEqual(plain.links.map((l) => l.id));
   });
 
+  test('a text is found in targets as they are now: changed, removed, and with any character', async () => {
+    const store = await open(backend);
+    const { made } = await seed(store);
+    const find = async (text: string) =>
+      (
+        await store.searchLinks({ owner: null, text, sort: 'code', descending: false, limit: 50 })
+      ).links.map((l) => l.shortCode);
+    const zeta = made[0] as Made;
+    expect(await find('SPRING/sale')).toEqual(['Zeta', 'Zeta18', 'Zeta9']);
+    await store.updateLink(zeta.id, { originalUrl: 'https://example.com/winter-"quoted"-sale' });
+    expect(await find('SPRING/sale')).toEqual(['Zeta18', 'Zeta9']);
+    expect(await find('winter-"quoted"')).toEqual(['Zeta']);
+    expect(await find('"quoted" AND x')).toEqual([]);
+    await store.deleteLink(zeta.id);
+    expect(await find('winter')).toEqual([]);
+    // Texts FTS5's query syntax would not take are still searched for.
+    expect(await find('\u0001ab')).toEqual([]);
+    expect(await find('a%b')).toEqual(['a%b', 'a%b16']);
+  });
+
   test('the order by clicks follows the rollup; the clicks shown are exact at once', async () => {
     const store = await open(backend);
     const { made, late } = await seed(store);

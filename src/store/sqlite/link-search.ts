@@ -1,23 +1,31 @@
 // Searching the links on SQLite (GET /api/links's filters and orders): a statement per
-// shape of search, prepared on first use. The page is cut first and only its rows are
-// joined to their counts and settings, as in links.ts.
+// shape of search and driver (store/link-search.ts), prepared on first use. The page is
+// cut first and only its rows are joined to their counts and settings, as in links.ts.
 //
 // Click counts live in the counts file (click-counts.ts), where a link has a row only
-// once a click of it was rolled up. Ordered by clicks, a list is therefore two walks: the
+// once a click of it was rolled up. Ordered by clicks, a walk is therefore two walks: the
 // counts' index on clicks (links with a row), and the links without one (0 clicks) by id;
 // each in order, one after the other. The order uses the rolled-up counts, so it lags
 // the newest clicks by the rollup's second; the clicks shown add the log's tail.
 //
-// SQLite keeps no statistics of how common a tag is, so the store chooses for it: a rare
-// tag's links are read from the tag's index and sorted; a common tag is looked up link
-// by link while the order's own index is walked, which stops once the page is full.
+// SQLite keeps no statistics of how common a tag or a text is: the store reads what it
+// needs to choose (the owner's links in link_totals, the tag's in its index, a text's
+// in the trigram index link_search of migration 0007, up to RARE_TEXT) in the same read
+// transaction as the page. A common text has no cheaper way to its total than checking
+// every link.
 
 import type { Database, Statement } from 'bun:sqlite';
 import {
+  countDriver,
+  type Driver,
+  type FilterSizes,
   type FoundLinks,
   foundLinks,
   type Keyed,
   type LinkSearch,
+  matchesBound,
+  pageDriver,
+  RARE_TEXT,
   type SearchShape,
   searchValues,
   shapeKey,
@@ -27,15 +35,11 @@ import type { Link, LinkDetail } from '../store.ts';
 import { CLICKS_COLUMN, CLICKS_JOINS, CLICKS_OF_LINKS } from './click-counts.ts';
 import { detailOf, type StoredDetail, TAGS_COLUMN } from './links.ts';
 
-/**
- * A link found by id costs about as much as this many steps along an index: reading a
- * rare tag's links and sorting them beats walking the order when they are this many
- * times fewer than the links the walk would pass.
- */
-const LOOKUP_STEPS = 4;
-
 /** Larger than any id: the bound of a walk that has not started. */
 const NO_BOUND = Number.MAX_SAFE_INTEGER;
+
+/** Trigrams of a text looked up in link_search: more narrow the links little further. */
+const TRIGRAMS = 8;
 
 const LINK_COLUMNS = `l.id, l.user_id AS userId, l.domain_id AS domainId,
   l.original_url AS originalUrl, l.short_code AS shortCode, l.created_at AS createdAt`;
@@ -47,18 +51,28 @@ const DETAIL_COLUMNS = `${LINK_COLUMNS}, l.source, l.expires_at AS expiresAt,
 const TEXT_MATCH = `(l.short_code LIKE $pattern ESCAPE '\\' OR l.original_url LIKE $pattern ESCAPE '\\'
   OR EXISTS (SELECT 1 FROM link_tags tt WHERE tt.link_id = l.id AND tt.tag = $textTag))`;
 
-/** Where the links of a shape come from: all links, or a tag's (`byTag`), and what they must meet. */
-function source(shape: SearchShape, byTag: boolean): { from: string; where: string[] } {
+/**
+ * The links each driver starts from, as `m.id`: CROSS JOIN keeps the order written, so
+ * they are the outer loop. A text's are a superset (they hold its trigrams), each
+ * checked against TEXT_MATCH.
+ */
+const NAMED: Record<Exclude<Driver, 'walk'>, string> = {
+  owner: '(SELECT id FROM links WHERE user_id = $owner) m',
+  tag: '(SELECT link_id AS id FROM link_tags WHERE tag = $tag) m',
+  text: `(SELECT rowid AS id FROM link_search WHERE link_search MATCH $trigrams
+          UNION SELECT link_id FROM link_tags WHERE tag = $textTag) m`,
+};
+
+/** Where the links of a shape come from, and what each must meet. */
+function source(shape: SearchShape, driver: Driver): { from: string; where: string[] } {
   const where: string[] = [];
-  if (byTag) where.push('t.tag = $tag');
   if (shape.owner) where.push('l.user_id = $owner');
   if (shape.domain) where.push('l.domain_id = $domain');
-  if (shape.tag && !byTag) {
+  if (shape.tag && driver !== 'tag') {
     where.push('EXISTS (SELECT 1 FROM link_tags t WHERE t.link_id = l.id AND t.tag = $tag)');
   }
   if (shape.text) where.push(TEXT_MATCH);
-  // CROSS JOIN: SQLite keeps the order written, so the tag's index is the outer loop.
-  const from = byTag ? 'link_tags t CROSS JOIN links l ON l.id = t.link_id' : 'links l';
+  const from = driver === 'walk' ? 'links l' : `${NAMED[driver]} CROSS JOIN links l ON l.id = m.id`;
   return { from, where };
 }
 
@@ -66,7 +80,7 @@ const clause = (where: readonly string[]) =>
   where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`;
 
 /** How many links a shape lets through. */
-function countSql(shape: SearchShape, byTag: boolean): string {
+function countSql(shape: SearchShape, driver: Driver): string {
   if (!shape.text && !shape.domain && !shape.tag) {
     return shape.owner
       ? 'SELECT coalesce(sum(links), 0) AS n FROM link_totals WHERE owner = $owner'
@@ -76,13 +90,13 @@ function countSql(shape: SearchShape, byTag: boolean): string {
   if (shape.tag && !shape.owner && !shape.text && !shape.domain) {
     return 'SELECT count(*) AS n FROM link_tags WHERE tag = $tag';
   }
-  const { from, where } = source(shape, byTag);
+  const { from, where } = source(shape, driver);
   return `SELECT count(*) AS n FROM ${from} ${clause(where)}`;
 }
 
-/** The ids and sort keys of a page walking one order (created, code, or clicks sorted here). */
-function orderedPage(shape: SearchShape, byTag: boolean): string {
-  const { from, where } = source(shape, byTag);
+/** The ids and sort keys of a page in one order (created, code, or clicks sorted here). */
+function orderedPage(shape: SearchShape, driver: Driver): string {
+  const { from, where } = source(shape, driver);
   const dir = shape.descending ? 'DESC' : 'ASC';
   const key = { created: 'l.created_at', code: 'l.short_code', clicks: 'coalesce(k.clicks, 0)' }[
     shape.sort
@@ -94,14 +108,14 @@ function orderedPage(shape: SearchShape, byTag: boolean): string {
     ORDER BY ${key} ${dir}, l.id ${dir} LIMIT $limit OFFSET $offset`;
 }
 
-/** The ids and rolled-up clicks of a page by clicks: links with counts, and those with none. */
-function clicksPage(shape: SearchShape): string {
+/** The ids and rolled-up clicks of a page walked by clicks: links with counts, then none. */
+function clicksWalk(shape: SearchShape): string {
   const dir = shape.descending ? 'DESC' : 'ASC';
   const cmp = shape.descending ? '<' : '>';
-  const counted = source(shape, false).where;
+  const counted = source(shape, 'walk').where;
   counted.unshift('k.clicks > 0');
   if (shape.after) counted.push(`(k.clicks, k.link_id) ${cmp} ($key, $id)`);
-  const uncounted = source(shape, false).where;
+  const uncounted = source(shape, 'walk').where;
   uncounted.push(
     'NOT EXISTS (SELECT 1 FROM counts.link_clicks z WHERE z.link_id = l.id AND z.clicks > 0)',
     `l.id ${cmp} $idBound`,
@@ -117,13 +131,32 @@ function clicksPage(shape: SearchShape): string {
 }
 
 /** The page's links with their exact clicks (rolled up plus the log's tail), in its order. */
-function pageSql(shape: SearchShape, byTag: boolean, details: boolean): string {
-  const ids = shape.sort === 'clicks' && !byTag ? clicksPage(shape) : orderedPage(shape, byTag);
+function pageSql(shape: SearchShape, driver: Driver, details: boolean): string {
+  const ids =
+    shape.sort === 'clicks' && driver === 'walk' ? clicksWalk(shape) : orderedPage(shape, driver);
   const dir = shape.descending ? 'DESC' : 'ASC';
   return `${CLICKS_OF_LINKS}, page AS (${ids})
     SELECT ${details ? DETAIL_COLUMNS : LINK_COLUMNS}, ${CLICKS_COLUMN}, page.sortKey AS sortKey
     FROM page JOIN links l ON l.id = page.id ${CLICKS_JOINS}
     ORDER BY page.sortKey ${dir}, page.id ${dir}`;
+}
+
+/**
+ * The MATCH of link_search for a text: up to TRIGRAMS of its trigrams, spread over it,
+ * each quoted; undefined when it has none (under 3 characters) or holds control
+ * characters, which FTS5's query syntax does not take.
+ */
+export function trigramMatch(text: string): string | undefined {
+  const chars = [...text];
+  if (chars.length < 3 || /\p{Cc}/u.test(text)) return undefined;
+  const all = chars.slice(2).map((_, i) => chars.slice(i, i + 3).join(''));
+  const step = Math.max(1, (all.length - 1) / (TRIGRAMS - 1));
+  const picked = new Set<string>();
+  for (let i = 0; i < all.length && picked.size < TRIGRAMS; i += step) {
+    picked.add(all[Math.round(i)] as string);
+  }
+  picked.add(all.at(-1) as string);
+  return [...picked].map((t) => `"${t.replaceAll('"', '""')}"`).join(' AND ');
 }
 
 type Values = Record<string, string | number>;
@@ -138,6 +171,18 @@ function uncountedBound(search: LinkSearch): number {
   return after.key === 0 ? after.id : NO_BOUND;
 }
 
+/** What the sizes of a search's filters are read with (each a count of an index). */
+const SIZES = {
+  links: 'SELECT coalesce(sum(links), 0) AS n FROM link_totals',
+  owner: 'SELECT coalesce(sum(links), 0) AS n FROM link_totals WHERE owner = $owner',
+  tag: 'SELECT count(*) AS n FROM link_tags WHERE tag = $tag',
+  text: `SELECT
+    (SELECT count(*) FROM (SELECT 1 FROM link_search WHERE link_search MATCH $trigrams
+                           LIMIT ${RARE_TEXT + 1}))
+    + (SELECT count(*) FROM (SELECT 1 FROM link_tags WHERE tag = $textTag
+                             LIMIT ${RARE_TEXT + 1})) AS n`,
+};
+
 /** Searches on one connection; statements are prepared per shape on first use. */
 export function sqliteLinkSearch(sqlite: Database) {
   const statements = new Map<string, Statement>();
@@ -149,44 +194,43 @@ export function sqliteLinkSearch(sqlite: Database) {
     }
     return statement as Statement<Row, [Values]>;
   };
-  const count = (shape: SearchShape, byTag: boolean, values: Values): number =>
-    prepared<{ n: number }>(shapeKey(shape, 'count', byTag), () => countSql(shape, byTag)).get(
-      values,
-    )?.n ?? 0;
+  const size = (name: keyof typeof SIZES, values: Values): number =>
+    prepared<{ n: number }>(`size:${name}`, () => SIZES[name]).get(values)?.n ?? 0;
 
-  /** The links a walk in order would pass (the owner's, or all), and the tag's. */
-  const sizes = (search: LinkSearch, values: Values) => {
-    const tagOnly = { ...shapeOf(search), text: false, domain: false };
-    return {
-      space: count({ ...tagOnly, tag: false }, false, values),
-      tagged: count({ ...tagOnly, owner: false }, false, values),
-    };
-  };
+  function sizesOf(search: LinkSearch, values: Values): FilterSizes {
+    const sizes: FilterSizes = { links: size('links', values) };
+    if (search.owner !== null) sizes.owner = size('owner', values);
+    if (search.tag !== undefined) sizes.tag = size('tag', values);
+    const trigrams = search.text === undefined ? undefined : trigramMatch(search.text);
+    if (trigrams !== undefined) {
+      values.trigrams = trigrams;
+      sizes.text = size('text', values);
+    }
+    return sizes;
+  }
 
   function read<Row>(search: LinkSearch, details: boolean) {
     const shape = shapeOf(search);
-    const offset = search.offset ?? 0;
-    const values: Values = { ...searchValues(search), limit: search.limit, offset };
+    const values: Values = { ...searchValues(search), limit: search.limit };
+    values.offset = search.offset ?? 0;
     if (search.after !== undefined) {
       values.key = search.after.key;
       values.id = search.after.id;
     }
     if (shape.sort === 'clicks') values.idBound = uncountedBound(search);
+    const sizes = sizesOf(search, values);
     let total: number | undefined;
-    let byTag = false;
-    if (shape.tag) {
-      const { space, tagged } = sizes(search, values);
-      if (!shape.after) total = count(shape, tagged * LOOKUP_STEPS < space, values);
-      // The walk passes about space / matches links per link of the page.
-      const matches = Math.max(1, total ?? tagged);
-      byTag = tagged * LOOKUP_STEPS < ((offset + search.limit) * space) / matches;
-    } else if (!shape.after) {
-      total = count(shape, false, values);
+    if (!shape.after) {
+      const driver = countDriver(sizes);
+      total = prepared<{ n: number }>(shapeKey(shape, 'count', driver), () =>
+        countSql(shape, driver),
+      ).get(values)?.n;
     }
-    const rows = prepared<Keyed<Row>>(shapeKey(shape, 'page', byTag, details), () =>
-      pageSql(shape, byTag, details),
+    const driver = pageDriver(search, sizes, total ?? matchesBound(sizes));
+    const rows = prepared<Keyed<Row>>(shapeKey(shape, 'page', driver, details), () =>
+      pageSql(shape, driver, details),
     ).all(values);
-    return { rows, total };
+    return { rows, total: shape.after ? undefined : (total ?? 0) };
   }
 
   const operations = {
