@@ -74,22 +74,27 @@ export function parseListSearch(
   params: URLSearchParams,
   domainOf: (name: string) => number | undefined,
 ): ListSearch | undefined {
-  const given = Object.fromEntries(
-    NAMES.map((name) => [name, one(params, name, MESSAGES[name])]),
-  ) as Record<(typeof NAMES)[number], string | undefined>;
-  if (NAMES.every((name) => given[name] === undefined)) return undefined;
-  const text = given.q === undefined ? undefined : parseListText(given.q);
-  let domainId: number | undefined;
-  if (given.domain !== undefined) {
-    domainId = domainOf(given.domain);
-    if (domainId === undefined) throw badRequest(Messages.unknownDomain);
-  }
-  const tag = given.tag === undefined ? undefined : parseTag(given.tag);
-  const sort = given.sort === undefined ? 'created' : parseListSort(given.sort);
-  const descending = given.order === undefined ? sort !== 'code' : parseListOrder(given.order);
-  const full = given.view === undefined ? false : parseListView(given.view);
-  const query = NAMES.filter((name) => given[name] !== undefined)
-    .map((name) => `&${name}=${encodeURIComponent(given[name] as string)}`)
-    .join('');
+  if (!NAMES.some((name) => params.has(name))) return undefined;
+  const given: [string, string][] = [];
+  /** A parameter's value, checked as given once; kept for the next page's link. */
+  const read = (name: (typeof NAMES)[number]) => {
+    const value = one(params, name, MESSAGES[name]);
+    if (value !== undefined) given.push([name, value]);
+    return value;
+  };
+  const q = read('q');
+  const text = q === undefined ? undefined : parseListText(q);
+  const domain = read('domain');
+  const domainId = domain === undefined ? undefined : domainOf(domain);
+  if (domain !== undefined && domainId === undefined) throw badRequest(Messages.unknownDomain);
+  const tagName = read('tag');
+  const tag = tagName === undefined ? undefined : parseTag(tagName);
+  const sortName = read('sort');
+  const sort = sortName === undefined ? 'created' : parseListSort(sortName);
+  const order = read('order');
+  const descending = order === undefined ? sort !== 'code' : parseListOrder(order);
+  const view = read('view');
+  const full = view === undefined ? false : parseListView(view);
+  const query = given.map(([name, value]) => `&${name}=${encodeURIComponent(value)}`).join('');
   return { text, domainId, tag, sort, descending, full, query };
 }

@@ -108,6 +108,10 @@ describe.each(['accounts', 'open'] as const)('GET /api/links: finding links (%s 
     expect(codesOf(await client.links(`?q=${encodeURIComponent('%')}`))).toEqual(['_under']);
     expect(codesOf(await client.links('?q=a_b'))).toEqual(['-dash']);
     expect(codesOf(await client.links('?q=_'))).toEqual(['-dash', '_under']);
+    // Short texts, and texts with quotes or control characters, are searched for too.
+    expect(codesOf(await client.links('?q=Ap'))).toEqual(['Apple', 'apple']);
+    expect((await client.links(`?q=${encodeURIComponent('"spring" OR x')}`)).json).toEqual([]);
+    expect((await client.links('?q=%01spr')).json).toEqual([]);
     const none = await client.links('?q=nothing-like-it');
     expect(none.json).toEqual([]);
     expect(none.headers.get('x-total-count')).toBe('0');
