@@ -4,6 +4,8 @@
 //   bun bench/link-list.ts [--links 1000000] [--rounds 30] [--no-sqlite] [--no-pg] [--pg URL]
 //                          [--keep]  (leaves the databases, named on exit, for EXPLAIN)
 //                          [--reuse-sqlite DIR] [--reuse-pg URL]  (measures kept ones again)
+//                          [--no-reads] [--no-writes]
+// Then what the text index costs link creation (createLinks with and without it).
 // The links are written straight into the tables (multi-row INSERTs), not through the
 // API: 100 owners (one of them the benchmark's user) and 10% of no one, four domains,
 // a tag on a fifth of them (one on 20%, ten on 1% each, one on 0.1%), and clicks
@@ -324,6 +326,87 @@ async function postgres(): Promise<void> {
   }
 }
 
+const WRITE_ROUNDS = 6;
+const WRITE_BATCH = 500;
+const WRITE_BATCHES = 10;
+
+/**
+ * What the text index costs link creation: createLinks of WRITE_BATCHES batches of
+ * WRITE_BATCH links, in rounds alternating between a store with the index and one
+ * without it (its triggers or indexes dropped), the same links in each.
+ */
+async function writeCost(label: string, withIndex: Store, without: Store): Promise<void> {
+  const times = { with: [] as number[], without: [] as number[] };
+  let n = 0;
+  for (let round = 0; round < WRITE_ROUNDS; round++) {
+    const batches = Array.from({ length: WRITE_BATCHES }, () =>
+      Array.from({ length: WRITE_BATCH }, () => {
+        const i = n++;
+        return {
+          userId: null,
+          originalUrl: url(i),
+          shortCode: code(i),
+          source: null,
+          createdAt: i,
+        };
+      }),
+    );
+    const order = round % 2 === 0 ? (['with', 'without'] as const) : (['without', 'with'] as const);
+    for (const which of order) {
+      const store = which === 'with' ? withIndex : without;
+      const started = performance.now();
+      for (const batch of batches) await store.createLinks(batch);
+      times[which].push(((performance.now() - started) * 1000) / (WRITE_BATCH * WRITE_BATCHES));
+    }
+  }
+  const p50 = (list: number[]) => percentile(list, 0.5);
+  console.log(
+    `\n${label}, createLinks in batches of ${WRITE_BATCH}: ${fmt(p50(times.with), 1)} µs a link with the text index, ${fmt(p50(times.without), 1)} µs without (median of ${WRITE_ROUNDS} rounds of ${fmt(WRITE_BATCH * WRITE_BATCHES)})`,
+  );
+}
+
+async function sqliteWrites(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'kurz-link-list-writes-'));
+  try {
+    const open = (name: string) =>
+      openSqlite({ path: join(dir, name), durability: 'normal', rollup: { intervalMs: 0 } });
+    const [withIndex, without] = [open('with.db'), open('without.db')];
+    (without as ReturnType<typeof openSqlite>).sqlite.run('DROP TRIGGER links_search_added');
+    await writeCost('SQLite', withIndex, without);
+    await Promise.all([withIndex.close(), without.close()]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function postgresWrites(): Promise<void> {
+  const admin = new SQL(PG_URL);
+  const names = [`kurz_writes_${process.pid}_a`, `kurz_writes_${process.pid}_b`];
+  for (const name of names) await admin.unsafe(`CREATE DATABASE ${name}`);
+  try {
+    const stores = await Promise.all(
+      names.map((name) => {
+        const url = new URL(PG_URL);
+        url.pathname = `/${name}`;
+        return openPostgres({ url: url.toString(), pool: 4, analyticsIntervalMs: 0 });
+      }),
+    );
+    const [withIndex, without] = stores as [PostgresStore, PostgresStore];
+    await without.client.unsafe('DROP INDEX IF EXISTS links_code_trgm, links_url_trgm');
+    await writeCost('PostgreSQL', withIndex, without);
+    await Promise.all(stores.map((store) => store.close()));
+  } finally {
+    for (const name of names) await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.close();
+  }
+}
+
 console.log(`# Finding links: GET /api/links?limit=50 with filters, orders and views`);
-if (!argv.includes('--no-sqlite')) await sqlite();
-if (!argv.includes('--no-pg')) await postgres();
+if (!argv.includes('--no-reads')) {
+  if (!argv.includes('--no-sqlite')) await sqlite();
+  if (!argv.includes('--no-pg')) await postgres();
+}
+if (!argv.includes('--no-writes')) {
+  if (!argv.includes('--no-sqlite')) await sqliteWrites();
+  if (!argv.includes('--no-pg')) await postgresWrites();
+}

@@ -142,6 +142,8 @@ export class PostgresSide implements CopySide {
       async resetDerived() {
         await client.begin(async (tx) => {
           await tx`DELETE FROM link_totals`;
+          await tx`DELETE FROM domain_totals`;
+          await tx`DELETE FROM tag_totals`;
           await tx`DELETE FROM link_clicks`;
           await tx`DELETE FROM pending_values`;
         });

@@ -120,10 +120,10 @@ export function searchValues(search: LinkSearch): Record<string, string | number
 /**
  * Which links a page (or a count) of a search starts from: the walk of the order's own
  * index (every filter checked on each link passed, until the page is full), or the few
- * links one filter names (an owner's, a tag's, or those holding a text's trigrams),
- * each checked and then sorted.
+ * links one filter names (an owner's, a domain's, a tag's, or those holding a text's
+ * trigrams), each checked and then sorted.
  */
-export type Driver = 'walk' | 'owner' | 'tag' | 'text';
+export type Driver = 'walk' | 'owner' | 'domain' | 'tag' | 'text';
 
 /** What a store can tell of a search's filters cheaply, before reading it. */
 export interface FilterSizes {
@@ -131,6 +131,8 @@ export interface FilterSizes {
   links: number;
   /** The owner's links (from link_totals). */
   owner?: number;
+  /** The domain's links (exact, or counted up to a bound past which it is common). */
+  domain?: number;
   /** The tag's links. */
   tag?: number;
   /**
@@ -154,6 +156,7 @@ const GATHER_BIAS = 4;
 function smallestNamed(sizes: FilterSizes): { driver: Driver; size: number } | undefined {
   const named: [Driver, number | undefined][] = [
     ['owner', sizes.owner],
+    ['domain', sizes.domain],
     ['tag', sizes.tag],
     ['text', sizes.text !== undefined && sizes.text <= RARE_TEXT ? sizes.text : undefined],
   ];
@@ -173,12 +176,14 @@ export function countDriver(sizes: FilterSizes): Driver {
 /**
  * The driver of a search's page. `matches` is how many links the search lets through,
  * or a bound of it: the walk passes about links / matches links per link of the page.
- * Ordered by creation, an owner's links have an index of their own to walk.
+ * Ordered by creation, an owner's links and a domain's have an index of their own to
+ * walk (the database takes the smaller).
  */
 export function pageDriver(search: LinkSearch, sizes: FilterSizes, matches: number): Driver {
   const named = smallestNamed(sizes);
   if (named === undefined) return 'walk';
-  const walked = search.sort === 'created' && sizes.owner !== undefined ? sizes.owner : sizes.links;
+  const own = [sizes.owner, sizes.domain].filter((n): n is number => n !== undefined);
+  const walked = search.sort === 'created' ? Math.min(sizes.links, ...own) : sizes.links;
   const passed = (((search.offset ?? 0) + search.limit) * walked) / Math.max(1, matches);
   return named.size < passed * GATHER_BIAS ? named.driver : 'walk';
 }

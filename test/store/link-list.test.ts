@@ -276,4 +276,30 @@ describe.each(['sqlite', 'postgres'] as const)('Searching the list on %s', (back
     expect(gone.links.map((l) => l.id)).not.toContain(late.id);
     expect(gone.total).toBe(made.length - 1);
   });
+
+  test('the totals of one domain and one tag follow links and tags made, changed and removed', async () => {
+    const store = await open(backend);
+    const { made } = await seed(store);
+    const total = async (filter: Partial<LinkSearch>) =>
+      (
+        await store.searchLinks({
+          owner: null,
+          sort: 'created',
+          descending: true,
+          limit: 1,
+          ...filter,
+        })
+      ).total;
+    expect(await total({ domainId: 1 })).toBe(6);
+    expect(await total({ tag: 'promo' })).toBe(8);
+    const [first, second] = made as [Made, Made];
+    await store.updateLink(second.id, { tags: ['promo', 'new'] });
+    await store.updateLink(first.id, { tags: [] });
+    expect([await total({ tag: 'promo' }), await total({ tag: 'new' })]).toEqual([8, 1]);
+    await store.deleteLink(first.id);
+    await store.deleteLink(second.id);
+    expect([await total({ tag: 'promo' }), await total({ tag: 'new' })]).toEqual([7, 0]);
+    expect(await total({ domainId: 1 })).toBe(5);
+    expect(await total({})).toBe(made.length - 2);
+  });
 });

@@ -3,9 +3,11 @@
 // once per shape of search, so the client prepares it once. The page is cut first and
 // only its rows get their counts and settings.
 //
-// PostgreSQL's statistics know how common a tag, an owner or a text is, so the planner
-// chooses between walking the order's index and gathering the few links a filter names
-// (a text's through the trigram indexes of pg_trgm, when it could be installed); ordered
+// Which links a page starts from is chosen as on SQLite (store/link-search.ts), from
+// sizes read first: the owner's, the domain's and the tag's from the totals triggers
+// keep, a rare text's links through the trigram indexes of pg_trgm (when it could be
+// installed). The planner's statistics alone walked an order far past its estimate when
+// a filter and the order go together (a user whose links are rarely clicked). Ordered
 // by clicks, the walk is over link_click_order (see schema.ts), which the analytics
 // rollup keeps, so the order lags the newest clicks by the rollup's second. The clicks
 // shown are the exact sums of link_clicks.
@@ -67,8 +69,10 @@ const clause = (where: readonly string[]) =>
  */
 const NAMED: Record<Exclude<Driver, 'walk'>, string> = {
   owner: '(SELECT id FROM links WHERE user_id = $owner OFFSET 0) m',
+  domain: '(SELECT id FROM links WHERE domain_id = $domain OFFSET 0) m',
   tag: '(SELECT link_id AS id FROM link_tags WHERE tag = $tag OFFSET 0) m',
-  // A rare text's links, found once through the trigram indexes by sizesSql.
+  // A rare text's links, found once through the trigram indexes by sizesSql (a moment
+  // before the page: a link made in between waits for the next request).
   text: '(SELECT unnest($textIds::int[]) AS id) m',
 };
 
@@ -86,9 +90,12 @@ function countSql(shape: SearchShape, driver: Driver): string {
       ? 'SELECT coalesce(sum(links), 0) FROM link_totals WHERE owner = $owner'
       : 'SELECT coalesce(sum(links), 0) FROM link_totals';
   }
-  // Tags are removed with their link: the tag's index alone counts its links.
+  // One domain's or one tag's: the totals the triggers of migration 0007 keep.
+  if (shape.domain && !shape.owner && !shape.text && !shape.tag) {
+    return 'SELECT coalesce(sum(links), 0) FROM domain_totals WHERE domain_id = $domain';
+  }
   if (shape.tag && !shape.owner && !shape.text && !shape.domain) {
-    return 'SELECT count(*) FROM link_tags WHERE tag = $tag';
+    return 'SELECT coalesce(sum(links), 0) FROM tag_totals WHERE tag = $tag';
   }
   return `SELECT count(*) FROM ${source(driver, 'created')} ${clause(conditions(shape))}`;
 }
@@ -135,9 +142,6 @@ function numbered(sql: string): Numbered {
   return { text, names };
 }
 
-/** A tag's links are counted up to this many for the choice of driver (more: common). */
-const COMMON_TAG = 100_000;
-
 /** The sizes of a search's filters, in one statement (`$name`s as the search's). */
 function sizesSql(search: LinkSearch, text: boolean): string {
   const parts = ['(SELECT coalesce(sum(links), 0) FROM link_totals)::float8 AS links'];
@@ -146,11 +150,13 @@ function sizesSql(search: LinkSearch, text: boolean): string {
       '(SELECT coalesce(sum(links), 0) FROM link_totals WHERE owner = $owner)::float8 AS owner',
     );
   }
-  // Counted up to a bound: a tag past it is common enough to walk for, and its exact
-  // count is read once, with the page.
+  if (search.domainId !== undefined) {
+    parts.push(
+      '(SELECT coalesce(sum(links), 0) FROM domain_totals WHERE domain_id = $domain)::float8 AS domain',
+    );
+  }
   if (search.tag !== undefined) {
-    parts.push(`(SELECT count(*) FROM (SELECT 1 FROM link_tags WHERE tag = $tag
-                 LIMIT ${COMMON_TAG}) t)::float8 AS tag`);
+    parts.push('(SELECT coalesce(sum(links), 0) FROM tag_totals WHERE tag = $tag)::float8 AS tag');
   }
   // The links holding the text or having it as a tag, up to past RARE_TEXT: when they are
   // no more, the page and the total are read from them, without the indexes again.
@@ -224,10 +230,11 @@ export class PostgresLinkSearch {
       values.id = search.after.id;
     }
     const text = await this.indexed(search.text);
-    const named = search.owner !== null || search.tag !== undefined || text;
+    const named =
+      search.owner !== null || search.domainId !== undefined || search.tag !== undefined || text;
     let sizes: FilterSizes = { links: 0 };
     if (named) {
-      const key = `sizes:${shape.owner}:${shape.tag}:${text}`;
+      const key = `sizes:${shape.owner}:${shape.domain}:${shape.tag}:${text}`;
       const [row] = await this.run<FilterSizes & { textIds?: number[] }>(
         this.statement(key, () => sizesSql(search, text)),
         values,

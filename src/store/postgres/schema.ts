@@ -220,6 +220,20 @@ export const linkClickOrder = pgTable(
   (table) => [index('link_click_order_clicks').on(table.clicks, table.linkId)],
 );
 
+/**
+ * How many links each domain has and each tag names, kept by triggers as link_totals
+ * is: the list's total of one domain or one tag without counting its links.
+ */
+export const domainTotals = pgTable('domain_totals', {
+  domainId: integer('domain_id').primaryKey(),
+  links: bigint('links', { mode: 'number' }).notNull(),
+});
+
+export const tagTotals = pgTable('tag_totals', {
+  tag: varchar('tag', { length: 32 }).primaryKey(),
+  links: bigint('links', { mode: 'number' }).notNull(),
+});
+
 /** How many links each owner has (owner 0: links of no one), kept by triggers. */
 export const linkTotals = pgTable('link_totals', {
   owner: integer('owner').primaryKey(),

@@ -9,9 +9,9 @@
 // the newest clicks by the rollup's second; the clicks shown add the log's tail.
 //
 // SQLite keeps no statistics of how common a tag or a text is: the store reads what it
-// needs to choose (the owner's links in link_totals, the tag's in its index, a text's
-// in the trigram index link_search of migration 0007, up to RARE_TEXT) in the same read
-// transaction as the page. A common text has no cheaper way to its total than checking
+// needs to choose (the owner's links in link_totals, the domain's and the tag's in
+// their indexes, a text's in the trigram index link_search of migration 0007, up to
+// RARE_TEXT) in the same read transaction as the page. A common text has no cheaper way to its total than checking
 // every link.
 
 import type { Database, Statement } from 'bun:sqlite';
@@ -58,6 +58,7 @@ const TEXT_MATCH = `(l.short_code LIKE $pattern ESCAPE '\\' OR l.original_url LI
  */
 const NAMED: Record<Exclude<Driver, 'walk'>, string> = {
   owner: '(SELECT id FROM links WHERE user_id = $owner) m',
+  domain: '(SELECT id FROM links WHERE domain_id = $domain) m',
   tag: '(SELECT link_id AS id FROM link_tags WHERE tag = $tag) m',
   text: `(SELECT rowid AS id FROM link_search WHERE link_search MATCH $trigrams
           UNION SELECT link_id FROM link_tags WHERE tag = $textTag) m`,
@@ -171,10 +172,15 @@ function uncountedBound(search: LinkSearch): number {
   return after.key === 0 ? after.id : NO_BOUND;
 }
 
+/** A domain's links are counted up to this many for the choice of driver (more: common). */
+const COMMON_DOMAIN = 100_000;
+
 /** What the sizes of a search's filters are read with (each a count of an index). */
 const SIZES = {
   links: 'SELECT coalesce(sum(links), 0) AS n FROM link_totals',
   owner: 'SELECT coalesce(sum(links), 0) AS n FROM link_totals WHERE owner = $owner',
+  domain: `SELECT count(*) AS n FROM (SELECT 1 FROM links WHERE domain_id = $domain
+                                     LIMIT ${COMMON_DOMAIN})`,
   tag: 'SELECT count(*) AS n FROM link_tags WHERE tag = $tag',
   text: `SELECT
     (SELECT count(*) FROM (SELECT 1 FROM link_search WHERE link_search MATCH $trigrams
@@ -200,6 +206,7 @@ export function sqliteLinkSearch(sqlite: Database) {
   function sizesOf(search: LinkSearch, values: Values): FilterSizes {
     const sizes: FilterSizes = { links: size('links', values) };
     if (search.owner !== null) sizes.owner = size('owner', values);
+    if (search.domainId !== undefined) sizes.domain = size('domain', values);
     if (search.tag !== undefined) sizes.tag = size('tag', values);
     const trigrams = search.text === undefined ? undefined : trigramMatch(search.text);
     if (trigrams !== undefined) {
