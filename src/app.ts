@@ -28,6 +28,7 @@ import { requestObserver } from './http/request-observer.ts';
 import { bulkRoutes } from './links/bulk-routes.ts';
 import { LinkEvents } from './links/link-events.ts';
 import { LinkWriter } from './links/link-writer.ts';
+import { listRoutes } from './links/list-routes.ts';
 import { manageRoutes } from './links/manage-routes.ts';
 import { linkRoutes } from './links/routes.ts';
 import { statsRoutes } from './links/stats-routes.ts';
@@ -257,6 +258,7 @@ export function createApp(deps: AppDeps) {
         domains,
       }),
     )
+    .use(listRoutes({ mode, store, secret, domains }))
     .use(
       manageRoutes({
         mode,

@@ -148,6 +148,8 @@ export class PostgresSide implements CopySide {
       async resetDerived() {
         await client.begin(async (tx) => {
           await tx`DELETE FROM link_totals`;
+          await tx`DELETE FROM domain_totals`;
+          await tx`DELETE FROM tag_totals`;
           await tx`DELETE FROM link_clicks`;
           await tx`DELETE FROM pending_values`;
           await tx`DELETE FROM tag_days`;
@@ -172,6 +174,11 @@ export class PostgresSide implements CopySide {
             UNION ALL
             SELECT link_id, count(*) FROM clicks GROUP BY link_id) counted
           GROUP BY link_id`;
+        // The list's order by clicks (a row per link, made at 0 with each link copied).
+        await client`
+          UPDATE link_click_order o SET clicks = s.n
+          FROM (SELECT link_id, sum(clicks) AS n FROM link_clicks GROUP BY link_id) s
+          WHERE o.link_id = s.link_id`;
       },
       async insertSettings(settings) {
         const keys = settings.map(([key]) => key);

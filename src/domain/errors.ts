@@ -66,6 +66,7 @@ export const Messages = {
   bulkRule: 'links must be a list of 1 to 1000 links',
   listSortRule: 'sort must be created, clicks or code, and order asc or desc',
   listViewRule: 'view must be full',
+  listQueryRule: 'q must be 1 to 200 characters',
 } as const;
 
 export type Message = (typeof Messages)[keyof typeof Messages];

@@ -1,18 +1,18 @@
 // A whole list of links as one JSON array, streamed chunk by chunk: a list of a million
 // links is never held in memory, and a client that stops reading stops the reading.
 
-import type { Link, LinkCursor } from '../store/store.ts';
-import type { LinkJson } from './link-json.ts';
-
 /** Links read per chunk: one short query of a few milliseconds, ~150 KB of JSON. */
 export const LIST_CHUNK = 250;
 
-export interface ListStreamSource {
+export interface ListStreamSource<T> {
   /** The first chunk, already read (with the total, in one transaction). */
-  first: Link[];
-  /** Reads the next chunk, the links after `after` (at most LIST_CHUNK of them). */
-  next(after: LinkCursor): Promise<Link[]>;
-  toJson(link: Link): LinkJson;
+  first: T[];
+  /**
+   * Reads the next chunk (at most LIST_CHUNK links), after the last one read: asked
+   * for only after a full chunk.
+   */
+  next(): Promise<T[]>;
+  toJson(link: T): unknown;
 }
 
 /**
@@ -22,9 +22,9 @@ export interface ListStreamSource {
  * (plus the socket's buffers) whatever the list's length. Each read first yields to the
  * event loop, so other requests are answered between chunks.
  */
-export function linkArrayStream({ first, next, toJson }: ListStreamSource) {
+export function linkArrayStream<T>({ first, next, toJson }: ListStreamSource<T>) {
   const encoder = new TextEncoder();
-  let after: LinkCursor | undefined;
+  let started = false;
   let done = false;
   return new ReadableStream<Uint8Array>(
     {
@@ -34,14 +34,13 @@ export function linkArrayStream({ first, next, toJson }: ListStreamSource) {
           return;
         }
         let links = first;
-        if (after !== undefined) {
+        if (started) {
           await new Promise((resolve) => setImmediate(resolve));
-          links = await next(after);
+          links = await next();
         }
-        const opening = after === undefined ? '[' : ',';
-        const last = links.at(-1);
-        done = links.length < LIST_CHUNK || last === undefined;
-        if (last !== undefined) after = { createdAt: last.createdAt, id: last.id };
+        const opening = started ? ',' : '[';
+        started = true;
+        done = links.length < LIST_CHUNK;
         // One stringify of the chunk's array, its brackets dropped: no string per link.
         const items = links.length === 0 ? '' : JSON.stringify(links.map(toJson)).slice(1, -1);
         // A chunk that turns out empty adds nothing but the closing bracket.

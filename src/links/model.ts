@@ -5,7 +5,6 @@ import { Type } from '@sinclair/typebox';
 import { t } from 'elysia';
 import type { Mode } from '../config/config.ts';
 import { CODE_MAX_LENGTH, CODE_PATTERN, parseCustomCode } from '../domain/codes.ts';
-import { Messages } from '../domain/errors.ts';
 import {
   LINK_PASSWORD_MAX_LENGTH,
   MAX_CLICKS_LIMIT,
@@ -33,13 +32,6 @@ const customCode = ruleFormat('kurz-custom-code', parseCustomCode, {
   pattern: CODE_PATTERN.source,
 });
 const source = ruleFormat('kurz-source', parseSource, { maxLength: SOURCE_MAX_LENGTH });
-// The query is read as text and checked by the domain rule; to a client, these are integers.
-const limit = ruleFormat('kurz-limit', parseLimit, {
-  type: 'integer',
-  minimum: 1,
-  maximum: MAX_PAGE,
-});
-const offset = ruleFormat('kurz-offset', parseOffset, { type: 'integer', minimum: 0 });
 
 /** The settings of a link (create and PATCH), checked after the fields before them. */
 function settingsProblem(body: Record<string, unknown>): void {
@@ -185,41 +177,6 @@ export const AccountsLink = t.Object(accountsLinkFields, LINK);
 export function linkSchema(mode: Mode) {
   return mode === 'accounts' ? AccountsLink : OpenLink;
 }
-
-/** The list: its links, with the paging headers. */
-export function linkListSchema(mode: Mode) {
-  return withHeaderSchemas(t.Array(linkSchema(mode), { description: 'The links, newest first.' }), {
-    'X-Total-Count': Type.Integer({
-      minimum: 0,
-      description: 'How many links the whole list holds, whatever the page.',
-    }),
-    Link: t.String({
-      [SOMETIMES]: true,
-      description:
-        'RFC 8288, on a page with more after it: `</api/links?limit=N&offset=M>; rel="next"`.',
-    }),
-  });
-}
-
-export const PageQuery = t.Object(
-  {
-    limit: t.Optional(
-      t.String({
-        format: limit,
-        error: Messages.pageRule,
-        description: `Page size, 1 to ${MAX_PAGE}. Without it, the whole list (from offset).`,
-      }),
-    ),
-    offset: t.Optional(
-      t.String({
-        format: offset,
-        error: Messages.pageRule,
-        description: 'Links to skip, 0 or more.',
-      }),
-    ),
-  },
-  { error: Messages.pageRule },
-);
 
 export const ChangeBody = t.Object(
   {

@@ -38,8 +38,11 @@ function one(params: URLSearchParams, name: string): string | undefined {
   return values[0];
 }
 
-/** The RFC 8288 Link header for the next page, when more remain after this one. */
-export function nextPageLink(page: Page, total: number): string | undefined {
+/**
+ * The RFC 8288 Link header for the next page, when more remain after this one; `filters`
+ * (`&q=…`, already encoded) keeps the list's filters in it.
+ */
+export function nextPageLink(page: Page, total: number, filters = ''): string | undefined {
   if (page.limit === undefined || page.offset + page.limit >= total) return undefined;
-  return `</api/links?limit=${page.limit}&offset=${page.offset + page.limit}>; rel="next"`;
+  return `</api/links?limit=${page.limit}&offset=${page.offset + page.limit}${filters}>; rel="next"`;
 }

@@ -1,4 +1,5 @@
-// POST /api/shorten and GET /api/links, in both modes (the owner macro decides whose).
+// POST /api/shorten and the QR codes, in both modes (the owner macro decides whose); the
+// list, GET /api/links, is list-routes.ts's.
 
 import { Elysia, t } from 'elysia';
 import { ownerPlugin } from '../auth/owner.ts';
@@ -11,7 +12,7 @@ import type { OwnHosts } from '../domain/own-hosts.ts';
 import type { Blocklist } from '../domain/targets.ts';
 import { parseJsonBody, requireJsonObject } from '../http/body.ts';
 import { errorResponses } from '../http/model.ts';
-import { JSON_TYPE, jsonResponse } from '../http/responses.ts';
+import { jsonResponse } from '../http/responses.ts';
 import {
   type AbuseLimits,
   type ClientOf,
@@ -30,10 +31,8 @@ import { DomainQuery, type Domains, queryDomain } from './link-domain.ts';
 import type { LinkEvents } from './link-events.ts';
 import { linkToJson } from './link-json.ts';
 import type { LinkWriter } from './link-writer.ts';
-import { LIST_CHUNK, linkArrayStream } from './list-stream.ts';
 import { visibleTo } from './manage-routes.ts';
-import { CodeParams, linkListSchema, linkSchema, PageQuery, ShortenBody } from './model.ts';
-import { nextPageLink, parsePage } from './paging.ts';
+import { CodeParams, linkSchema, ShortenBody } from './model.ts';
 import { QR, type QrFormat } from './qr.ts';
 import { targetRulesHook } from './target-rules.ts';
 
@@ -65,7 +64,6 @@ export function linkRoutes(options: LinkRoutesOptions) {
     options;
   const toJson = linkToJson(mode);
   const Link = linkSchema(mode);
-  const List = linkListSchema(mode);
   // Open mode has no users, so no quota (its creates are rate limited per address).
   const ownerLimit = mode === 'accounts' ? (options.maxLinksPerUser ?? 0) : 0;
 
@@ -184,43 +182,6 @@ export function linkRoutes(options: LinkRoutesOptions) {
           operationId: 'shorten',
           summary: 'Shorten a URL',
           description: `Creates a short link${mode === 'accounts' ? ' owned by the caller' : ''}. Checks, in order: body size (413), ${mode === 'accounts' ? 'token (401), ' : ''}a JSON object, \`url\`, \`custom_code\` (\`This code is reserved and cannot be used\` for reserved words), \`source\`, \`expires_at\`, \`max_clicks\`, \`password\`, \`tags\`, \`domain\`, then \`Custom code already taken\` (a code is unique per domain)${mode === 'accounts' ? ' and the per-user quota (403 `Link limit reached`)' : ''}. The 201 is sent once the link is committed.`,
-        },
-      },
-    )
-    .get(
-      '/api/links',
-      async ({ request, owner }) => {
-        const query = request.url.indexOf('?');
-        const page = parsePage(new URLSearchParams(query === -1 ? '' : request.url.slice(query)));
-        // The whole list is streamed: its first chunk is read with the total, in one
-        // transaction, and the rest after it (newer links made meanwhile are not in it).
-        const whole = page.limit === undefined;
-        const limit = whole ? LIST_CHUNK : page.limit;
-        const { links, total } = await store.listLinks({ owner, limit, offset: page.offset });
-        const headers: Record<string, string> = { 'x-total-count': String(total) };
-        const next = nextPageLink(page, total);
-        if (next !== undefined) headers.link = next;
-        if (!whole || links.length < LIST_CHUNK)
-          return jsonResponse(200, List, links.map(toJson), headers);
-        const body = linkArrayStream({
-          first: links,
-          next: (after) => store.listLinksAfter({ owner, after, limit: LIST_CHUNK }),
-          toJson,
-        });
-        return new Response(body, { headers: { 'content-type': JSON_TYPE, ...headers } });
-      },
-      {
-        query: PageQuery,
-        response: {
-          200: List,
-          ...errorResponses(400, ...authErrors, 500, 503),
-        },
-        detail: {
-          ...docs,
-          operationId: 'listLinks',
-          summary: mode === 'accounts' ? 'List your links' : 'List all links',
-          description:
-            'Newest first (created_at, then id). Without parameters, the whole list; `limit` and `offset` page it. Every answer has `X-Total-Count`; a page with more after it has `Link: </api/links?limit=N&offset=M>; rel="next"`.',
         },
       },
     )

@@ -68,6 +68,7 @@ export type LinkChanges = {
 import type { ClickRow, DayCount } from '../domain/clicks.ts';
 import type { DeliveryType, WebhookEvent } from '../domain/webhooks.ts';
 import type { AccountStore } from './accounts.ts';
+import type { FoundLinks, LinkSearch } from './link-search.ts';
 import type { TagStore } from './tags.ts';
 
 // Plain types (not interfaces) so they pass as drizzle placeholder records.
@@ -305,6 +306,14 @@ export interface LinkStore {
   listLinksAfter(query: LinkChunkQuery): Promise<Link[]>;
   /** The same chunks with every setting of each link, for `kurz export`. */
   listLinkDetailsAfter(query: LinkChunkQuery): Promise<LinkDetail[]>;
+  /**
+   * A page of the links a search lets through, in its order, with their exact clicks and
+   * the total, from one snapshot. Ordered by clicks, the order uses the counts the click
+   * rollup has folded so far (a second or so behind the newest clicks).
+   */
+  searchLinks(search: LinkSearch): Promise<FoundLinks<Link>>;
+  /** The same page with every setting and the tags of each link (GET /api/links?view=full). */
+  searchLinkDetails(search: LinkSearch): Promise<FoundLinks<LinkDetail>>;
   /**
    * The links holding any of `codes`, in one query whatever their number (a batch of
    * `kurz import`, a few thousand); a code no link holds is left out.

@@ -151,10 +151,12 @@ export async function openApiDocument(app: AnyElysia, mode: Mode, baseUrl: strin
   };
 }
 
-/** Calls `fn` on every object of a JSON tree, children first. */
+/** Calls `fn` on every object and array of a JSON tree, children first. */
 function visit(node: Json, fn: (node: Json) => void): void {
   if (Array.isArray(node)) {
     for (const item of node) visit(item, fn);
+    // A schema in a list (anyOf) is named as one in a property is.
+    fn(node);
   } else if (node !== null && typeof node === 'object') {
     for (const value of Object.values(node)) visit(value, fn);
     fn(node);

@@ -10,6 +10,7 @@ import * as typescript5 from 'typescript5';
 import { CODE_MAX_LENGTH, CODE_PATTERN } from '../../src/domain/codes.ts';
 import { SOURCE_MAX_LENGTH } from '../../src/domain/sources.ts';
 import { URL_MAX_LENGTH } from '../../src/domain/urls.ts';
+import { LIST_QUERY_MAX_LENGTH } from '../../src/links/list-query.ts';
 import { MAX_PAGE } from '../../src/links/paging.ts';
 import { run } from '../support/binary.ts';
 import { type AppOptions, BASE_URL, TestApp } from '../support/test-app.ts';
@@ -239,7 +240,7 @@ describe.each(['accounts', 'open'] as const)('GET /api/openapi.json (%s mode)', 
     expect(bulk.items).toEqual({ $ref: `${REF}ShortenRequest` });
     expect(bulk).toMatchObject({ minItems: 1, maxItems: 1000 });
     const list = doc.paths['/api/links'].get.responses['200'].content['application/json'].schema;
-    expect(list.items).toEqual({ $ref: `${REF}Link` });
+    expect(list.items.anyOf).toEqual([{ $ref: `${REF}Link` }, { $ref: `${REF}LinkDetail` }]);
     if (mode === 'accounts') {
       expect(doc.components.schemas.Session.properties.user).toEqual({ $ref: `${REF}User` });
     }
@@ -315,9 +316,21 @@ describe.each(['accounts', 'open'] as const)('GET /api/openapi.json (%s mode)', 
     expect(params.map((p) => [p.name, p.in, p.required, p.schema.type])).toEqual([
       ['limit', 'query', false, 'integer'],
       ['offset', 'query', false, 'integer'],
+      ['q', 'query', false, 'string'],
+      ['domain', 'query', false, 'string'],
+      ['tag', 'query', false, 'string'],
+      ['sort', 'query', false, 'string'],
+      ['order', 'query', false, 'string'],
+      ['view', 'query', false, 'string'],
     ]);
-    expect(params[0].schema).toMatchObject({ minimum: 1, maximum: MAX_PAGE });
-    expect(params[1].schema).toMatchObject({ minimum: 0 });
+    const [limit, offset, q, , tag, sort, order, view] = params.map((p) => p.schema);
+    expect(limit).toMatchObject({ minimum: 1, maximum: MAX_PAGE });
+    expect(offset).toMatchObject({ minimum: 0 });
+    expect(q).toMatchObject({ minLength: 1, maxLength: LIST_QUERY_MAX_LENGTH });
+    expect(tag).toMatchObject({ minLength: 1, maxLength: 32, pattern: '^[A-Za-z0-9_-]{1,32}$' });
+    expect(sort.enum).toEqual(['created', 'clicks', 'code']);
+    expect(order.enum).toEqual(['asc', 'desc']);
+    expect(view.enum).toEqual(['full']);
     if (mode === 'accounts') {
       const { email, password } = doc.components.schemas.RegisterRequest.properties;
       expect(password).toMatchObject({ minLength: 8, maxLength: 1024 });

@@ -3,7 +3,8 @@
 // never take the same clicks), and in the same transaction deletes it, writes compact
 // click records, adds to the day rollups (and to their tags' sums, tags.ts) and takes
 // the chunk's counts out of pending_values. A crash rolls all of it back: no click is lost or counted twice.
-// Counts (link_clicks) are kept at click time and not touched.
+// Counts (link_clicks) are kept at click time and not touched; the list's order by
+// clicks (link_click_order) is set from them for the links whose clicks moved.
 
 import type { SQL } from 'bun';
 import { DayTally } from '../../analytics/fold.ts';
@@ -105,6 +106,14 @@ export class PostgresAnalytics {
         ON CONFLICT (link_id, day, dimension, value)
         DO UPDATE SET clicks = click_days.clicks + excluded.clicks`;
     await addTagDays(tx, days, values);
+    // The list's order by clicks takes each moved link's count as it is now (a link
+    // deleted meanwhile may leave a row, which no list joins). In link order, as above.
+    const moved = [...new Set(kept.map((row) => row.linkId))].sort((a, b) => a - b);
+    await tx`
+        INSERT INTO link_click_order (link_id, clicks)
+        SELECT link_id, sum(clicks) FROM link_clicks WHERE link_id = ANY(${moved}::int[])
+        GROUP BY link_id ORDER BY link_id
+        ON CONFLICT (link_id) DO UPDATE SET clicks = excluded.clicks`;
   }
 
   /** Day counts of the range and the link's clicks still in the log, from one snapshot. */

@@ -15,6 +15,7 @@ import { PostgresAccounts } from './accounts.ts';
 import { PostgresAnalytics } from './analytics.ts';
 import { PostgresClicks, postgresClickSteps } from './click-log.ts';
 import { PostgresDomains } from './domains.ts';
+import { PostgresLinkSearch } from './link-search.ts';
 import { PostgresLinks } from './links.ts';
 import { LINKS_CHANNEL, PostgresNotices } from './notices.ts';
 import { classify, connect, deadline, type PostgresOptions } from './open.ts';
@@ -82,6 +83,7 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresSt
     writeConcurrency: Math.max(1, Math.min(2, Math.floor(options.pool / 2))),
     ...guarded(new PostgresAccounts(client, LINKS_CHANNEL), run),
     ...guarded(new PostgresLinks(client), run),
+    ...guarded(new PostgresLinkSearch(client), run),
     ...guarded(new PostgresDomains(client), run),
     ...guarded(new PostgresClicks(client, (n) => pipeline.wrote(n)), run),
     ...guarded(new PostgresWebhooks(client), run),

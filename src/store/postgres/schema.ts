@@ -75,6 +75,8 @@ export const links = pgTable(
       sql`${table.id} desc`,
     ),
     index('links_newest').on(sql`${table.createdAt} desc`, sql`${table.id} desc`),
+    // The list sorted by code: by its bytes (collation C, as SQLite compares), then id.
+    index('links_code').on(sql`${table.shortCode} collate "C"`, table.id),
   ],
 );
 
@@ -221,6 +223,35 @@ export const pendingValues = pgTable(
   ],
 );
 
+/**
+ * Each link's clicks as the list sorts by them: a row per link (a trigger adds it with
+ * the link), set to the link's count by the analytics rollup whenever it moves clicks
+ * of the link, so the order lags the newest clicks by the rollup's second. The counts
+ * themselves (link_clicks) are sharded sums, which no index can order.
+ */
+export const linkClickOrder = pgTable(
+  'link_click_order',
+  {
+    linkId: integer('link_id').primaryKey(),
+    clicks: bigint('clicks', { mode: 'number' }).notNull().default(0),
+  },
+  (table) => [index('link_click_order_clicks').on(table.clicks, table.linkId)],
+);
+
+/**
+ * How many links each domain has and each tag names, kept by triggers as link_totals
+ * is: the list's total of one domain or one tag without counting its links.
+ */
+export const domainTotals = pgTable('domain_totals', {
+  domainId: integer('domain_id').primaryKey(),
+  links: bigint('links', { mode: 'number' }).notNull(),
+});
+
+export const tagTotals = pgTable('tag_totals', {
+  tag: varchar('tag', { length: 32 }).primaryKey(),
+  links: bigint('links', { mode: 'number' }).notNull(),
+});
+
 /** How many links each owner has (owner 0: links of no one), kept by triggers. */
 export const linkTotals = pgTable('link_totals', {
   owner: integer('owner').primaryKey(),
@@ -305,6 +336,8 @@ export const LINK_CLICK_TABLES = [
   'click_records',
   'click_days',
   'link_clicks',
+  // Before pending_values: the analytics rollup writes the two in this order too.
+  'link_click_order',
   'pending_values',
   'link_tags',
 ] as const;

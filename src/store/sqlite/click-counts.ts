@@ -28,6 +28,10 @@ export function attachCounts(db: Database, path: string): void {
   db.run(
     'CREATE TABLE IF NOT EXISTS counts.link_clicks (link_id INTEGER PRIMARY KEY, clicks INTEGER NOT NULL)',
   );
+  // The list sorted by clicks walks this index (link-search.ts): the rollup moves a link's
+  // entry once per cycle it was clicked in, never per click. Built on the first start
+  // with it (about a second per million counted links).
+  db.run('CREATE INDEX IF NOT EXISTS counts.link_clicks_order ON link_clicks (clicks, link_id)');
   // One row: the id of the last click folded into link_clicks.
   db.run(
     'CREATE TABLE IF NOT EXISTS counts.rollup (id INTEGER PRIMARY KEY CHECK (id = 1), through INTEGER NOT NULL)',

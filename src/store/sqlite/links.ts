@@ -107,14 +107,14 @@ function codeHolders(sqlite: Database) {
 }
 
 /** A link's tags, as a JSON array in alphabetical order (StoredDetail's `tags`). */
-const TAGS_COLUMN = `(SELECT json_group_array(tag) FROM
+export const TAGS_COLUMN = `(SELECT json_group_array(tag) FROM
   (SELECT tag FROM link_tags WHERE link_id = l.id ORDER BY tag)) AS tags`;
 
 /** A LinkDetail as a row holds it: its tags as JSON text. */
-type StoredDetail = Omit<LinkDetail, 'tags'> & { tags: string };
+export type StoredDetail = Omit<LinkDetail, 'tags'> & { tags: string };
 
 /** The LinkDetail of a row read with TAGS_COLUMN. */
-function detailOf(row: StoredDetail): LinkDetail {
+export function detailOf(row: StoredDetail): LinkDetail {
   return { ...row, tags: JSON.parse(row.tags) };
 }
 

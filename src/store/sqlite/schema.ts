@@ -77,6 +77,8 @@ export const links = sqliteTable(
       sql`${table.id} desc`,
     ),
     index('links_newest').on(sql`${table.createdAt} desc`, sql`${table.id} desc`),
+    // The list sorted by code (code bytes, then id: the rowid every index ends with).
+    index('links_code').on(table.shortCode),
   ],
 );
 

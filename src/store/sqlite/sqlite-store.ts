@@ -13,6 +13,7 @@ import { SqliteAnalytics } from './analytics.ts';
 import type { ClickRollup } from './click-counts.ts';
 import { sqliteClickSteps, sqliteClicks } from './click-log.ts';
 import { sqliteDomains } from './domains.ts';
+import { sqliteLinkSearch } from './link-search.ts';
 import { sqliteLinks } from './links.ts';
 import {
   classify,
@@ -63,6 +64,7 @@ export function openSqlite(options: SqliteOptions): SqliteStore {
   const accounts = sqliteAccounts(sqlite);
   const settings = sqliteSettings(sqlite);
   const links = sqliteLinks(sqlite, hooks, tags);
+  const search = sqliteLinkSearch(sqlite);
   // This process's own domain changes are told at once; another's through data_version.
   const domainWatchers = new Set<() => void>();
   const domains = sqliteDomains(sqlite, links.removeLink, () => {
@@ -96,6 +98,7 @@ export function openSqlite(options: SqliteOptions): SqliteStore {
       'touchApiKey',
     ]),
     ...guardedWrites(links.operations, read, write, ['createLinks', 'updateLink', 'deleteLink']),
+    ...guardedWrites(search.operations, read, write, []),
     ...guardedWrites(domains.operations, read, write, [
       'createDomain',
       'updateDomain',
@@ -200,7 +203,8 @@ export function openSqlite(options: SqliteOptions): SqliteStore {
         // A handle with live statements would linger; finalize ours so the files really close.
         analytics.finalize();
         tags.finalize();
-        for (const area of [links, domains, accounts, settings, hooks, clicks]) area.finalize();
+        for (const area of [links, search, domains, accounts, settings, hooks, clicks])
+          area.finalize();
         totals.finalize();
         sqlite.run('PRAGMA main.wal_checkpoint(TRUNCATE)');
         sqlite.run('PRAGMA counts.wal_checkpoint(TRUNCATE)');
