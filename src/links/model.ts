@@ -15,9 +15,8 @@ import {
 import { parseSource, SOURCE_MAX_LENGTH } from '../domain/sources.ts';
 import { parseTags, TAG_MAX_LENGTH, TAGS_PER_LINK } from '../domain/tags.ts';
 import { parseTargetUrl, URL_MAX_LENGTH } from '../domain/urls.ts';
-import { bodyError, ruleFormat, SOMETIMES, withHeaderSchemas } from '../http/model.ts';
+import { bodyError, ruleFormat } from '../http/model.ts';
 import { parseCreateFields } from './create-body.ts';
-import { MAX_PAGE, parseLimit, parseOffset } from './paging.ts';
 
 // Each rule's standard keywords hold for every value the rule accepts; what they cannot
 // say (reserved words, a host, no control characters) the descriptions say.
