@@ -278,7 +278,11 @@ describe('tokens on protected endpoints', () => {
             ([method, _]) =>
               [
                 method.toUpperCase(),
-                path.replace('{code}', code).replace('{id}', '1').replace('{domain}', 'go.example'),
+                path
+                  .replace('{code}', code)
+                  .replace('{id}', '1')
+                  .replace('{domain}', 'go.example')
+                  .replace('{tag}', 'promo'),
               ] as const,
           ),
       )
@@ -296,12 +300,15 @@ describe('tokens on protected endpoints', () => {
       ['GET', `/api/links/${code}/qr.png`],
       ['GET', `/api/links/${code}/qr.svg`],
       ['GET', `/api/links/${code}/stats`],
+      ['GET', '/api/tags'],
+      ['GET', '/api/tags/promo/stats'],
       ['GET', '/api/webhooks'],
       ['GET', '/api/webhooks/1/deliveries'],
       ['PATCH', '/api/domains/go.example'],
       ['PATCH', `/api/links/${code}`],
       ['POST', '/api/domains'],
       ['POST', '/api/keys'],
+      ['POST', '/api/links/bulk'],
       ['POST', '/api/shorten'],
       ['POST', '/api/webhooks'],
       ['POST', '/api/webhooks/1/test'],
