@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SQL } from 'bun';
 import { createApp } from '../src/app.ts';
+import { DomainRegistry } from '../src/domains/registry.ts';
 import { openPostgres, type PostgresStore } from '../src/store/postgres/postgres-store.ts';
 import { openSqlite, type SqliteStore } from '../src/store/sqlite/sqlite-store.ts';
 import type { Click, Store } from '../src/store/store.ts';
@@ -133,6 +134,7 @@ async function statsTimes(store: Store, code: string, rounds = 60): Promise<numb
     jwtSecret: 'x'.repeat(32),
     tokenTtlSeconds: 60,
     baseUrl: () => 'http://localhost',
+    domains: await DomainRegistry.open(store, () => 'http://localhost'),
   });
   const times: number[] = [];
   for (let i = 0; i < rounds; i++) {

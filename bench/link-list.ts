@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SQL } from 'bun';
 import { createApp } from '../src/app.ts';
+import { DomainRegistry } from '../src/domains/registry.ts';
 import { openPostgres, type PostgresStore } from '../src/store/postgres/postgres-store.ts';
 import { openSqlite } from '../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../src/store/store.ts';
@@ -187,6 +188,7 @@ function percentile(times: number[], p: number): number {
 
 /** Times every case's first page on `store`; the benchmark's user is user 1. */
 async function measure(store: Store, label: string, token: string): Promise<void> {
+  const domains = await DomainRegistry.open(store, () => BASE_URL);
   const apps = {
     open: createApp({
       mode: 'open',
@@ -194,6 +196,7 @@ async function measure(store: Store, label: string, token: string): Promise<void
       jwtSecret: SECRET,
       tokenTtlSeconds: 3600,
       baseUrl: () => BASE_URL,
+      domains,
     }),
     accounts: createApp({
       mode: 'accounts',
@@ -201,6 +204,7 @@ async function measure(store: Store, label: string, token: string): Promise<void
       jwtSecret: SECRET,
       tokenTtlSeconds: 3600,
       baseUrl: () => BASE_URL,
+      domains,
     }),
   };
   console.log(`\n## ${label}: ${fmt(LINKS)} links, the first page of 50\n`);
@@ -234,20 +238,21 @@ async function measure(store: Store, label: string, token: string): Promise<void
 
 const BENCH_USER = { email: 'bench@bench.example', password: 'correct horse 42' };
 
-function accountsApp(store: Store) {
+async function accountsApp(store: Store) {
   return createApp({
     mode: 'accounts',
     store,
     jwtSecret: SECRET,
     tokenTtlSeconds: 3600,
     baseUrl: () => BASE_URL,
+    domains: await DomainRegistry.open(store, () => BASE_URL),
     hashing: { memoryCost: 1024, timeCost: 1 },
   });
 }
 
 /** Registers the benchmark's user, before any other user is written: user 1. */
 async function benchUser(store: Store): Promise<void> {
-  const reply = await accountsApp(store).handle(
+  const reply = await (await accountsApp(store)).handle(
     new Request('http://localhost/api/auth/register', {
       method: 'POST',
       body: JSON.stringify(BENCH_USER),
@@ -259,7 +264,7 @@ async function benchUser(store: Store): Promise<void> {
 
 /** A token of the benchmark's user. */
 async function tokenOf(store: Store): Promise<string> {
-  const reply = await accountsApp(store).handle(
+  const reply = await (await accountsApp(store)).handle(
     new Request('http://localhost/api/auth/login', {
       method: 'POST',
       body: JSON.stringify(BENCH_USER),

@@ -2,7 +2,7 @@
 // Bun.serve ceiling; both pinned to CPU 0, wrk pinned to CPU 1 (64 connections,
 // interleaved rounds). Prints numbers and ratios; never part of the test run.
 //
-//   bun run build && bun bench/run.ts [redirect|create|million|flood|startup|rollup|all] [--rounds N] [--seconds S]
+//   bun run build && bun bench/run.ts [redirect|create|million|domains|flood|startup|rollup|all] [--rounds N] [--seconds S]
 //   bun bench/run.ts redirect --before path/to/older/kurz   # that build too, in the same rounds
 //   bun bench/run.ts redirect --binary path/to/kurz          # another build than dist/kurz
 //
@@ -32,6 +32,7 @@ import {
   KURZ_LINE,
   memoryOf,
   numberFlag,
+  seededCode,
   seedLinks,
   serveArgs,
   startServer,
@@ -52,7 +53,7 @@ const stringFlag = (name: string) => {
 const KURZ = stringFlag('--binary') ?? BINARY;
 const BEFORE = stringFlag('--before');
 const sections = argv.filter((a, i) => !a.startsWith('--') && !argv[i - 1]?.startsWith('--'));
-const KNOWN = ['redirect', 'create', 'million', 'flood', 'startup', 'rollup', 'all'];
+const KNOWN = ['redirect', 'create', 'million', 'domains', 'flood', 'startup', 'rollup', 'all'];
 for (const s of sections)
   if (!KNOWN.includes(s)) throw new Error(`unknown section ${s}; use ${KNOWN.join(', ')}`);
 const wanted = (name: string) =>
@@ -317,6 +318,104 @@ async function benchMillion() {
 }
 
 /**
+ * Several short domains: 10 domains (the default one and 9 added) of 100,000 links each,
+ * the same codes on every domain. One server; wrk asks for 1,000 hot codes either on the
+ * default domain (Host: localhost) or on a domain picked at random per request (Host:
+ * d1.example … d9.example, or localhost): a redirect on any domain should cost what one on
+ * the default domain does.
+ */
+async function benchDomains() {
+  const DOMAINS = 10;
+  const PER_DOMAIN = 100_000;
+  console.log(
+    `\n# ${DOMAINS} domains x ${fmt(PER_DOMAIN)} links (${ROUNDS} interleaved rounds of ${SECONDS}s each)`,
+  );
+  const db = join(work, 'domains.db');
+  const t0 = performance.now();
+  const codes = seedDomainLinks(db, DOMAINS - 1, PER_DOMAIN);
+  console.log(
+    `  seeded ${fmt(DOMAINS * PER_DOMAIN)} links in ${fmt((performance.now() - t0) / 1000, 1)} s`,
+  );
+  const hot = Array.from(
+    { length: 1_000 },
+    (_, i) => codes[Math.floor((i * PER_DOMAIN) / 1_000)] as string,
+  );
+  const hosts = [
+    'localhost',
+    ...Array.from({ length: DOMAINS - 1 }, (_, i) => `d${i + 1}.example`),
+  ];
+  const script = (name: string, pool: string[]) => {
+    const list = join(work, `${name}.txt`);
+    writeFileSync(list, hot.join('\n'));
+    const path = join(work, `${name}.lua`);
+    writeFileSync(
+      path,
+      `local paths = {}
+for line in io.lines("${list}") do paths[#paths + 1] = "/" .. line end
+local hosts = { ${pool.map((h) => `"${h}"`).join(', ')} }
+local n, m = #paths, #hosts
+request = function()
+  return wrk.format("GET", paths[math.random(n)], { Host = hosts[math.random(m)] })
+end
+`,
+    );
+    return path;
+  };
+  const scripts = { one: script('default-host', ['localhost']), any: script('any-host', hosts) };
+  const server = await startKurz(db);
+  await wrk({ url: server.url, seconds: 2, cpu: LOAD_CPU, script: scripts.any });
+  const runs: Record<'one' | 'any', WrkResult[]> = { one: [], any: [] };
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = round % 2 === 0 ? (['one', 'any'] as const) : (['any', 'one'] as const);
+    for (const which of order) {
+      runs[which].push(
+        await wrk({
+          url: server.url,
+          seconds: SECONDS,
+          cpu: LOAD_CPU,
+          script: scripts[which],
+          pid: server.pid,
+        }),
+      );
+    }
+  }
+  const one = summarise('default domain (Host: localhost)', runs.one);
+  const any = summarise(`any of ${DOMAINS} domains (Host at random)`, runs.any);
+  printRow(one);
+  printRow(any);
+  console.log(
+    `  ratio any domain / default domain: throughput ${(any.rps / one.rps).toFixed(3)}, by CPU per request ${(one.cpu / any.cpu).toFixed(3)} (target: within noise, ≥ 0.95)`,
+  );
+  await server.stop();
+}
+
+/** `added` domains besides the default one, each with `perDomain` links of the same codes. */
+function seedDomainLinks(db: string, added: number, perDomain: number): string[] {
+  const migrate = Bun.spawnSync([KURZ, 'migrate', '--db', db]);
+  if (migrate.exitCode !== 0) throw new Error(migrate.stderr.toString());
+  const sqlite = new Database(db);
+  sqlite.run('PRAGMA synchronous = OFF');
+  const codes = Array.from({ length: perDomain }, (_, i) => seededCode(i));
+  const domain = sqlite.prepare(
+    'INSERT INTO domains (id, base_url, host, created_at) VALUES (?, ?, ?, 0)',
+  );
+  const insert = sqlite.prepare(
+    'INSERT INTO links (domain_id, original_url, short_code, created_at) VALUES (?, ?, ?, ?)',
+  );
+  sqlite.transaction(() => {
+    for (let d = 1; d <= added; d++) domain.run(d, `http://d${d}.example`, `d${d}.example`);
+    for (let d = 0; d <= added; d++) {
+      for (let i = 0; i < perDomain; i++) {
+        insert.run(d, `https://example.com/${d}/${i}`, codes[i] as string, d * perDomain + i);
+      }
+    }
+  })();
+  sqlite.run('PRAGMA wal_checkpoint(TRUNCATE)');
+  sqlite.close();
+  return codes;
+}
+
+/**
  * Redirect throughput while a password-guessing script floods /api/auth/login from one
  * address, with rate limits on (the default) and off: with them, the flood is refused
  * before any argon2 work, so redirects keep their pace.
@@ -519,6 +618,7 @@ console.log(
 if (wanted('redirect')) await benchRedirect();
 if (wanted('create')) await benchCreate();
 if (wanted('million')) await benchMillion();
+if (wanted('domains')) await benchDomains();
 if (wanted('flood')) await benchFlood();
 if (wanted('startup')) await benchStartup();
 if (wanted('rollup')) await benchRollup();

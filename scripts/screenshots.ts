@@ -1,19 +1,31 @@
 // Screenshots of the web UI for the docs: `bun run build && bun scripts/screenshots.ts`.
-// Starts dist/kurz (accounts mode, a temporary database), makes a user with a few links
-// and clicks, and saves the main view at desktop and phone sizes, light and dark, to
-// docs/screenshots/{desktop,mobile}-{light,dark}.png.
+// Starts dist/kurz (accounts mode, a temporary database with a second short domain),
+// makes a user with a few tagged links and clicks, and saves the main view at desktop and
+// phone sizes, light and dark, to docs/screenshots/{desktop,mobile}-{light,dark}.png.
 
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { startKurz } from '../test/support/binary.ts';
-import { click, createLinks, launchBrowser, registerUser } from '../test/support/browser.ts';
+import {
+  click,
+  createLinks,
+  databaseWithDomains,
+  launchBrowser,
+  registerUser,
+} from '../test/support/browser.ts';
 
 const OUT = resolve(import.meta.dir, '..', 'docs', 'screenshots');
 const BASE_URL = 'https://go.example.org';
+const OTHER_DOMAIN = 'https://events.example.org';
 const EMAIL = 'ann@example.org';
 
 const LINKS = [
-  { url: 'https://www.openstreetmap.org/#map=16/52.52001/13.40495', custom_code: 'meetup-map' },
+  {
+    url: 'https://www.openstreetmap.org/#map=16/52.52001/13.40495',
+    custom_code: 'meetup-map',
+    domain: 'events.example.org',
+    tags: ['meetup'],
+  },
   {
     url: 'https://developer.mozilla.org/en-US/docs/Web/HTTP/Reference/Headers/Content-Security-Policy',
     source: 'team-chat',
@@ -22,11 +34,13 @@ const LINKS = [
     url: 'https://github.com/oven-sh/bun/releases/tag/bun-v1.2.0',
     custom_code: 'bun-release',
     source: 'changelog',
+    tags: ['docs', 'release'],
   },
   {
     url: 'https://shop.example.com/collections/spring?utm_source=newsletter&utm_medium=email&utm_campaign=spring-sale-2026',
     custom_code: 'spring-sale',
     source: 'newsletter',
+    tags: ['newsletter', 'spring'],
   },
 ];
 const CLICKS = [12, 3, 41, 7];
@@ -37,12 +51,16 @@ const SIZES = {
 } as const;
 
 mkdirSync(OUT, { recursive: true });
-const kurz = await startKurz(['--mode', 'accounts', '--base-url', BASE_URL]);
+const db = await databaseWithDomains([OTHER_DOMAIN]);
+const kurz = await startKurz(['--mode', 'accounts', '--base-url', BASE_URL, '--db', db]);
 const browser = await launchBrowser();
 try {
   const token = await registerUser(kurz.url, EMAIL);
   const made = await createLinks(kurz.url, LINKS, token);
-  for (const [i, link] of made.entries()) await click(kurz.url, link.short_code, CLICKS[i]);
+  for (const [i, link] of made.entries()) {
+    const host = LINKS[i]?.domain;
+    await click(kurz.url, link.short_code, CLICKS[i], host ? { host } : {});
+  }
   const newest = made.at(-1)?.short_code ?? '';
 
   for (const [size, viewport] of Object.entries(SIZES)) {

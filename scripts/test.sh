@@ -70,7 +70,8 @@ run_tests() {
   # The outage tests' PostgreSQL clusters run as the postgres user in folders under it.
   chmod 711 "$RUN_TMP"
   result=passed
-  KURZ_TEST_STORE=$store TMPDIR=$RUN_TMP bun test "$@" || result=failed
+  # --timeout as the preload's setDefaultTimeout says: that holds for the first file only.
+  KURZ_TEST_STORE=$store TMPDIR=$RUN_TMP bun test --timeout=20000 "$@" || result=failed
 
   # Processes started in the run's folder (kurz, the browser, PostgreSQL) or from a
   # binary copied there: all of them must be gone.

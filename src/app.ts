@@ -10,8 +10,10 @@ import { TokenKey } from './auth/tokens.ts';
 import { ClickWriter } from './clicks/click-writer.ts';
 import type { Mode, RateLimits, Registration } from './config/config.ts';
 import { parseTrustedProxies } from './config/values.ts';
+import { liveOwnHosts } from './domain/own-hosts.ts';
 import type { Blocklist } from './domain/targets.ts';
-import { DomainRegistry } from './domains/registry.ts';
+import type { DomainRegistry } from './domains/registry.ts';
+import { domainRoutes } from './domains/routes.ts';
 import { healthRoutes } from './health/routes.ts';
 import { AccessLog } from './http/access-log.ts';
 import { crossOrigin } from './http/cross-origin.ts';
@@ -23,6 +25,7 @@ import {
 } from './http/error-handler.ts';
 import { responseHeaders, securityHeaders, withHeaders } from './http/headers.ts';
 import { requestObserver } from './http/request-observer.ts';
+import { bulkRoutes } from './links/bulk-routes.ts';
 import { LinkEvents } from './links/link-events.ts';
 import { LinkWriter } from './links/link-writer.ts';
 import { listRoutes } from './links/list-routes.ts';
@@ -41,6 +44,7 @@ import {
   redirectRoutes,
 } from './redirect/routes.ts';
 import type { Store } from './store/store.ts';
+import { tagRoutes } from './tags/routes.ts';
 import { apiDocs } from './web/api-docs.ts';
 import { webRoutes } from './web/routes.ts';
 import { WebhookDispatcher } from './webhooks/dispatcher.ts';
@@ -58,8 +62,17 @@ export interface AppDeps {
    * the default (http://localhost:PORT) is known only once the server listens.
    */
   baseUrl: () => string;
+  /**
+   * The canonical host (`hostname[:port]`, as urlHost gives it) of every registered short
+   * domain besides the base URL's: kurz itself too, for the self-link and known-host
+   * checks. Called on every check: hand out the same set until the domains change, since
+   * the checks remake what they derive from it only then. The registry's when absent.
+   */
+  registeredHosts?: () => ReadonlySet<string>;
   /** Origins whose pages may call the API from a browser (--cors-origins); none by default. */
   corsOrigins?: readonly string[];
+  /** Host names besides its own a browser may write to kurz under (--allowed-hosts), canonical. */
+  allowedHosts?: readonly string[];
   /** Given by the binary so it can drain pending writes on shutdown. */
   writers?: Writers;
   cache?: Partial<LinkCacheOptions>;
@@ -89,8 +102,8 @@ export interface AppDeps {
   metricsToken?: string;
   /** A line per request answered (--access-log on). */
   accessLog?: boolean;
-  /** The short domains; absent: read from the store when first needed. */
-  domains?: DomainRegistry;
+  /** The short domains (DomainRegistry.open), followed as any instance changes them. */
+  domains: DomainRegistry;
 }
 
 /** Writes that may wait for a commit at once, per writer, before more are refused with 503. */
@@ -124,12 +137,14 @@ export async function drainWriters(writers: Writers): Promise<void> {
 }
 
 export function createApp(deps: AppDeps) {
-  const { mode, store } = deps;
+  const { mode, store, domains } = deps;
   const log = deps.log ?? consoleLogger;
   const writers = deps.writers ?? createWriters(store, log);
   const limits = createAbuseLimits(deps.rateLimits);
   const clientOf = clientResolver(parseTrustedProxies(deps.trustedProxies ?? []), deps.peerAddress);
   const blocklist = deps.blocklist ?? (() => undefined);
+  const registeredHosts = deps.registeredHosts ?? domains.registeredHosts;
+  const ownHosts = liveOwnHosts(deps.baseUrl, registeredHosts);
   const secret = typeof deps.jwtSecret === 'string' ? new TokenKey(deps.jwtSecret) : deps.jwtSecret;
 
   // Read once: a base URL given at start-up is known here, and the default one
@@ -139,29 +154,18 @@ export function createApp(deps: AppDeps) {
   // Every change this instance commits reaches the cache here; other instances' changes
   // reach it through the store (watchLinks).
   const events = new LinkEvents();
-  events.on((event) => cache.forget(event.code));
+  events.on((event) => cache.forget(event.code, event.domainId));
   const webhooks =
     deps.webhooks ??
     new WebhookDispatcher({
       store,
-      baseUrl: deps.baseUrl,
+      domainOf: domains.domainOf,
       log,
       policy: { allowPrivate: false, resolve: systemResolve },
     });
   // The change is committed with its outbox messages: they may be sent now.
   events.on(() => webhooks.wake());
   const passwords = new PasswordHasher(deps.hashing);
-  // The short domains: the caller's, or read from the store when first needed (again
-  // after a failed read).
-  let domainsRead: Promise<DomainRegistry> | undefined;
-  const domains = () => {
-    if (deps.domains !== undefined) return deps.domains;
-    domainsRead ??= DomainRegistry.open(store, deps.baseUrl).catch((error) => {
-      domainsRead = undefined;
-      throw error;
-    });
-    return domainsRead;
-  };
 
   const faults: FaultCounts = { databaseUnavailable: 0 };
   // The redirect answers outside Elysia (natively served), so its faults get the headers here.
@@ -176,6 +180,7 @@ export function createApp(deps: AppDeps) {
     clientOf,
     headers,
     passwords,
+    domains,
   });
   const metrics =
     deps.metricsToken === undefined
@@ -187,6 +192,7 @@ export function createApp(deps: AppDeps) {
           links: writers.links,
           faults,
           store,
+          domainHost: (id) => domains.of(id)?.host,
         });
   const accessLog = deps.accessLog ? new AccessLog(log, clientOf) : undefined;
   const nativeRoutes = nativeRedirectRoute(redirect, onFault);
@@ -199,12 +205,26 @@ export function createApp(deps: AppDeps) {
     // The redirect has counters of its own (kurz_redirects_total).
     .use(requestObserver({ metrics, accessLog, uncounted: new Set([REDIRECT_ROUTE]) }))
     // Before any route reads the request: a cross-site refusal answers first.
-    .use(crossOrigin({ baseUrl: deps.baseUrl, corsOrigins: deps.corsOrigins ?? [] }))
+    .use(
+      crossOrigin({
+        baseUrl: deps.baseUrl,
+        ownHosts,
+        corsOrigins: deps.corsOrigins ?? [],
+        allowedHosts: deps.allowedHosts,
+      }),
+    )
     .use(responseHeaders(headers))
     // The document describes the finished app, so it reads the routes when first asked.
     .use(apiDocs(mode, () => finished, deps.baseUrl))
     .use(healthRoutes(store))
-    .use(webRoutes({ mode, baseUrl: deps.baseUrl, registration: deps.registration ?? 'open' }))
+    .use(
+      webRoutes({
+        mode,
+        baseUrl: deps.baseUrl,
+        registration: deps.registration ?? 'open',
+        domains,
+      }),
+    )
     .use(
       linkRoutes({
         mode,
@@ -216,8 +236,26 @@ export function createApp(deps: AppDeps) {
         baseUrl: deps.baseUrl,
         limits,
         clientOf,
+        ownHosts,
         blocklist,
         maxLinksPerUser: deps.maxLinksPerUser,
+        domains,
+      }),
+    )
+    .use(
+      bulkRoutes({
+        mode,
+        store,
+        links: writers.links,
+        events,
+        passwords,
+        secret,
+        limits,
+        clientOf,
+        ownHosts,
+        blocklist,
+        maxLinksPerUser: deps.maxLinksPerUser,
+        domains,
       }),
     )
     .use(listRoutes({ mode, store, secret, domains }))
@@ -229,12 +267,24 @@ export function createApp(deps: AppDeps) {
         events,
         passwords,
         adminToken: deps.adminToken,
-        baseUrl: deps.baseUrl,
+        ownHosts,
         blocklist,
+        domains,
       }),
     )
-    .use(statsRoutes({ mode, store, secret }))
+    .use(statsRoutes({ mode, store, secret, domains }))
+    .use(tagRoutes({ mode, store, secret }))
     .use(webhookRoutes({ mode, store, secret, adminToken: deps.adminToken, dispatcher: webhooks }));
+  app.use(
+    domainRoutes({
+      mode,
+      store,
+      secret,
+      domains,
+      adminToken: deps.adminToken,
+      linksRemoved: () => webhooks.wake(),
+    }),
+  );
   if (metrics !== undefined && deps.metricsToken !== undefined) {
     app.use(metricsRoutes(metrics, deps.metricsToken));
   }

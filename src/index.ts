@@ -11,7 +11,10 @@ import { copyCommand } from './copy/command.ts';
 import { describeDatabase } from './domain/database-url.ts';
 import { StoreUnavailableError } from './domain/errors.ts';
 import { printable } from './domain/printable.ts';
+import { domainCommand } from './domains/command.ts';
+import { DomainRegistry } from './domains/registry.ts';
 import { healthcheckCommand } from './health/command.ts';
+import { BULK_MAX_BODY_BYTES } from './links/bulk-model.ts';
 import { consoleLogger, type Logger, loggerFor } from './logger.ts';
 import { openStore } from './store/open.ts';
 import type { Store } from './store/store.ts';
@@ -62,6 +65,8 @@ async function main(argv: string[]): Promise<number> {
       return serve(command.config);
     case 'user':
       return userCommand(command, log);
+    case 'domain':
+      return domainCommand(command, log);
     case 'backup':
       return backupCommand({ db: command.config.db, file: command.args[0] as string }, log);
     case 'export':
@@ -180,9 +185,10 @@ async function serve(config: Config): Promise<number> {
   });
   const writers = createWriters(store, log);
   let baseUrl = config.baseUrl;
+  const domains = await DomainRegistry.open(store, () => baseUrl ?? '');
   const webhooks = new WebhookDispatcher({
     store,
-    baseUrl: () => baseUrl ?? '',
+    domainOf: domains.domainOf,
     log,
     policy: { allowPrivate: config.webhookAllowPrivate, resolve: systemResolve },
   });
@@ -193,6 +199,7 @@ async function serve(config: Config): Promise<number> {
     jwtSecret,
     tokenTtlSeconds: config.tokenTtlSeconds,
     corsOrigins: config.corsOrigins,
+    allowedHosts: config.allowedHosts,
     writers,
     cache: { size: config.cacheSize },
     rateLimits: config.rateLimitsEnabled ? config.rateLimits : undefined,
@@ -205,6 +212,7 @@ async function serve(config: Config): Promise<number> {
     metricsToken: config.metricsToken,
     accessLog: config.accessLog,
     log,
+    domains,
   });
   app.listen({
     hostname: config.host,
@@ -212,9 +220,10 @@ async function serve(config: Config): Promise<number> {
     // Elysia defaults to SO_REUSEPORT, which lets a second kurz silently share the port.
     reusePort: false,
     development: false,
-    // Bodies past the API's own 64 KiB limit are refused with JSON 413 by the app;
-    // this only stops a giant upload from being buffered at all.
-    maxRequestBodySize: 1024 * 1024,
+    // Bodies past a route's own limit (64 KiB, 8 MiB for POST /api/links/bulk) are
+    // refused with JSON 413 by the app; this, 1 MiB above the largest, only stops a
+    // giant upload from being read at all.
+    maxRequestBodySize: BULK_MAX_BODY_BYTES + 1024 * 1024,
     // Seconds a connection may go without progress: a keep-alive connection between
     // requests, a request whose body stalls (or trickles: the bytes do not reset it), a
     // reader that stops taking a streamed list. Longer than the body deadline

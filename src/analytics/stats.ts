@@ -1,6 +1,6 @@
-// The stats of one link over a range of UTC days: totals, a per-day series with every
-// day present, and the top entries of each dimension, made from day counts (rolled up,
-// plus those of clicks not rolled up yet).
+// The stats of one link (or of a tag's links) over a range of UTC days: totals, a
+// per-day series with every day present, and the top entries of each dimension, made
+// from day counts (rolled up, plus those of clicks not rolled up yet).
 
 import type { Static } from '@sinclair/typebox';
 import { type DayCount, Dimension } from '../domain/clicks.ts';
@@ -54,6 +54,8 @@ export function parseRange(query: URLSearchParams, now: number): DayRange {
 
 /** The stats as GET /api/links/{code}/stats answers them. */
 export type StatsJson = Static<typeof LinkStats>;
+/** The stats without what they are of: the traffic fields every stats answer has. */
+export type TrafficJson = Omit<StatsJson, 'short_code' | 'domain'>;
 type Entry = StatsJson['top']['sources'][number];
 
 const TOP_LISTS = [
@@ -73,6 +75,19 @@ export function buildStats(
   range: DayRange,
   counts: Iterable<DayCount>,
 ): StatsJson {
+  return { short_code: shortCode, ...buildTraffic(allTime, range, counts) };
+}
+
+/**
+ * The traffic fields of stats from day counts within `range` (others are ignored), of
+ * one link or several: counts of several links may come in any order, the same day and
+ * value repeated (they are added up).
+ */
+export function buildTraffic(
+  allTime: number,
+  range: DayRange,
+  counts: Iterable<DayCount>,
+): TrafficJson {
   const span = range.to - range.from + 1;
   const humans = new Array<number>(span).fill(0);
   const bots = new Array<number>(span).fill(0);
@@ -102,7 +117,6 @@ export function buildStats(
     TOP_LISTS.map(([name, dimension]) => [name, topOf(byDimension.get(dimension))]),
   ) as StatsJson['top'];
   return {
-    short_code: shortCode,
     from: formatDay(range.from),
     to: formatDay(range.to),
     clicks: allTime,

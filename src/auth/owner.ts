@@ -27,33 +27,40 @@ export interface OwnerOptions {
 }
 
 export function ownerPlugin(options: OwnerOptions) {
-  const { mode, store, secret } = options;
-  const apiKeys = options.apiKeys ?? 'scoped';
-  return new Elysia({ name: 'kurz/owner', seed: `${mode}:${apiKeys}` }).derive(
+  return new Elysia({
+    name: 'kurz/owner',
+    seed: `${options.mode}:${options.apiKeys ?? 'scoped'}`,
+  }).derive(
     { as: 'scoped' },
-    async ({ request }): Promise<{ owner: number | null }> => {
-      if (mode === 'open') return { owner: null };
-      const credential = bearerToken(request.headers.get('authorization'));
-      if (credential === undefined) throw unauthorized();
-      if (isApiKey(credential)) {
-        const grant = await grantOf(store, credential);
-        if (grant === undefined) throw unauthorized();
-        if (apiKeys === 'refused') throw forbidden();
-        if (grant.scope === 'read' && !READING.has(request.method)) throw forbidden();
-        return { owner: grant.userId };
-      }
-      const payload = await secret.verify(credential);
-      if (!payload) throw unauthorized();
-      const id = userIdOf(payload.sub);
-      if (id === undefined) throw unauthorized();
-      // A removed user has no version; a changed password raised it past the token's.
-      const version = await store.tokenVersion(id);
-      if (version === undefined || versionOf(payload.ver) !== version) {
-        throw unauthorized();
-      }
-      return { owner: id };
-    },
+    async ({ request }): Promise<{ owner: number | null }> => ({
+      owner: await ownerOf(request, options),
+    }),
   );
+}
+
+/** Who is asking, as the plugin derives it (for a route that lets another credential in first). */
+export async function ownerOf(request: Request, options: OwnerOptions): Promise<number | null> {
+  const { mode, store, secret } = options;
+  if (mode === 'open') return null;
+  const credential = bearerToken(request.headers.get('authorization'));
+  if (credential === undefined) throw unauthorized();
+  if (isApiKey(credential)) {
+    const grant = await grantOf(store, credential);
+    if (grant === undefined) throw unauthorized();
+    if ((options.apiKeys ?? 'scoped') === 'refused') throw forbidden();
+    if (grant.scope === 'read' && !READING.has(request.method)) throw forbidden();
+    return grant.userId;
+  }
+  const payload = await secret.verify(credential);
+  if (!payload) throw unauthorized();
+  const id = userIdOf(payload.sub);
+  if (id === undefined) throw unauthorized();
+  // A removed user has no version; a changed password raised it past the token's.
+  const version = await store.tokenVersion(id);
+  if (version === undefined || versionOf(payload.ver) !== version) {
+    throw unauthorized();
+  }
+  return id;
 }
 
 /** The token version a payload carries; tokens issued before versions existed carry 0. */

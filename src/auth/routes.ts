@@ -6,7 +6,7 @@ import type { Registration } from '../config/config.ts';
 import { normalizeEmail, parseRegistration, requireCredentials } from '../domain/accounts.ts';
 import { ApiError, badRequest, Messages } from '../domain/errors.ts';
 import { parseJsonBody, requireJsonObject } from '../http/body.ts';
-import { errorResponse, errorResponses } from '../http/model.ts';
+import { BROWSER_REFUSALS, errorResponse, errorResponses } from '../http/model.ts';
 import {
   type AbuseLimits,
   type ClientOf,
@@ -63,8 +63,7 @@ export function authRoutes(options: AuthRoutesOptions) {
           200: Session,
           ...errorResponses(400, 408, 413, 429, 500, 503),
           403: errorResponse(403, {
-            description:
-              '`Registration is closed`: the operator started kurz with `--registration closed`. Also `Cross-origin request refused`.',
+            description: `\`Registration is closed\`: the operator started kurz with \`--registration closed\`. ${BROWSER_REFUSALS}`,
           }),
         },
         detail: {

@@ -67,6 +67,25 @@ export class GroupCommit<T, R> {
   }
 
   /**
+   * Adds items to the pending batch together, at consecutive places from `index`, or
+   * none of them: when they would take the waiting items past maxPending, `done` is
+   * rejected with StoreUnavailableError and nothing is added.
+   */
+  addAll(items: readonly T[]): Batched<R> {
+    if (this.waiting + items.length > this.options.maxPending) {
+      const refused = Promise.reject(new StoreUnavailableError());
+      refused.catch(() => {});
+      return { done: refused, index: 0 };
+    }
+    const index = this.pending?.items.length ?? 0;
+    // Every push of one turn lands in the same pending batch, so they share one promise.
+    let done = this.pending?.done;
+    for (const item of items) done = this.push(item);
+    if (done === undefined) throw new Error('addAll needs at least one item');
+    return { done, index };
+  }
+
+  /**
    * Adds an item when its place in the batch does not matter (the hot path of clicks):
    * the shared promise of the batch, with no allocation for this item.
    */

@@ -55,6 +55,8 @@ export interface Config {
   blocklist: { path: string; list: Blocklist } | undefined;
   /** Origins (scheme://host[:port]) whose browsers may call the API cross-site. */
   corsOrigins: string[];
+  /** Host names (canonical) besides its own under which a browser may write to kurz. */
+  allowedHosts: string[];
   /** How long shutdown waits for open requests before closing their connections. */
   shutdownTimeoutMs: number;
   /** Links one user may own (accounts mode); 0 means no limit. */
@@ -123,6 +125,7 @@ export function defaultConfig(): Config {
     trustedProxies: [],
     blocklist: undefined,
     corsOrigins: [],
+    allowedHosts: [],
   };
 }
 

@@ -15,6 +15,7 @@ import {
 import {
   formatRate,
   formatSize,
+  hostNames,
   list,
   oneOf,
   onOff,
@@ -241,7 +242,7 @@ export const SERVER_FLAGS: readonly ServerFlag[] = [
     env: 'KURZ_ADMIN_TOKEN',
     section: 'general',
     meaning:
-      'link management token of open mode, 32+ characters; without it, editing and deleting links is refused in open mode',
+      "the operator's bearer token, 32+ characters: manages the short domains (both modes) and, in open mode, edits and deletes links; without it, both are refused",
     default: 'none',
     parse: (v, c) => {
       c.adminToken = secret(v);
@@ -367,6 +368,18 @@ export const SERVER_FLAGS: readonly ServerFlag[] = [
         }
         return url.origin;
       });
+    },
+  },
+  {
+    flag: '--allowed-hosts',
+    value: 'LIST',
+    env: 'KURZ_ALLOWED_HOSTS',
+    section: 'network',
+    meaning:
+      "further host names browsers may use kurz under, e.g. kurz.lan (its base URL's host, IP addresses and localhost always work)",
+    default: 'none',
+    parse: (v, c) => {
+      c.allowedHosts = hostNames(v);
     },
   },
   {

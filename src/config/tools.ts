@@ -11,7 +11,7 @@ import { SERVER_FLAG_ENVS, serverConfig } from './flags.ts';
  * The operator's tools: each reads the server's flags (for --db and the rest, so one
  * environment file serves both) and flags and arguments of its own.
  */
-export const TOOLS = ['user', 'backup', 'export', 'import'] as const;
+export const TOOLS = ['user', 'domain', 'backup', 'export', 'import'] as const;
 export type ToolName = (typeof TOOLS)[number];
 
 /** A tool's own flags: their environment variables and whether they take a value. */
@@ -20,7 +20,8 @@ export interface ToolSpec {
   synopsis: string;
   /** What `kurz TOOL --help` prints. */
   usage: string;
-  flags: Record<string, { env?: string; value: boolean }>;
+  /** `repeated`: the flag may be given several times, each value kept (in `lists`). */
+  flags: Record<string, { env?: string; value: boolean; repeated?: boolean }>;
   /** How many arguments (words that are not flags) it takes. */
   args: { min: number; max: number; what: string };
 }
@@ -34,6 +35,8 @@ export interface ToolCommand {
   config: Config;
   args: string[];
   options: ToolOptions;
+  /** Each value of a flag that may be given several times, in the order given. */
+  lists: Map<string, string[]>;
 }
 
 export function isTool(word: string): word is ToolName {
@@ -68,6 +71,43 @@ ${DB_FLAG}
 
 Safe while kurz serves the same database: a removed account or a changed password
 ends the account's sessions at once (401 on its next request).
+`,
+  },
+  domain: {
+    synopsis: 'add, list, change or remove the short domains links are served under',
+    args: { min: 1, max: 2, what: 'an action: add URL, list, set URL or remove URL' },
+    flags: {
+      '--root-redirect': { value: true },
+      '--not-found-redirect': { value: true },
+      '--with-links': { value: false },
+      '--json': { value: false },
+    },
+    usage: `Usage:
+  kurz domain add URL [--root-redirect URL] [--not-found-redirect URL]
+                            add a short domain: URL is its base URL, such as
+                            https://go.example.com (scheme, host, optional port, nothing after)
+  kurz domain list [--json] list the domains, the default one (--base-url) first: domain,
+                            base URL, links, root redirect, not-found redirect
+  kurz domain set URL [--root-redirect URL|''] [--not-found-redirect URL|'']
+                            change where a domain's bare / and its unknown codes go ('': none)
+  kurz domain remove URL [--with-links]
+                            remove a domain; one with links only --with-links, which
+                            deletes its links (and their clicks) too
+
+A domain is named by its base URL or its host (go.example.com, go.example.com:8443).
+The default domain is --base-url's (BASE_URL, as the server reads it): it is not added,
+changed or removed here.
+
+Flags:
+${DB_FLAG}
+  --root-redirect URL                  where the domain's bare / sends visitors (default: the web UI)
+  --not-found-redirect URL             where a code it has no link for sends them (default: 404)
+  --with-links                         remove: delete the domain's links too
+  --json                               list: the domains as JSON, as GET /api/domains
+                                       shows them to the admin token
+
+Safe while kurz serves the same database: every instance serves the change within
+a second (SQLite: the server sees the file change; PostgreSQL: a notice).
 `,
   },
   backup: {
@@ -109,9 +149,10 @@ ${DB_FLAG}
     usage: `Usage:
   kurz export [FILE] [--format jsonl|csv] [--clicks] [--owner EMAIL]
 
-Writes every link to FILE, or to stdout when FILE is - or left out: its code, URL,
-creation time, owner's e-mail, source, expiry, click limit, password hash and click
-count. The format is --format, else FILE's extension (.csv), else JSON Lines, whose
+Writes every link to FILE, or to stdout when FILE is - or left out: its code, domain
+(its host; none for the default one, so an import puts it on the importing kurz's
+default domain), URL, creation time, owner's e-mail, source, expiry, click limit,
+password hash, click count and tags. The format is --format, else FILE's extension (.csv), else JSON Lines, whose
 first line says the export's version. kurz import reads both back. A FILE is written
 under a temporary name and renamed when complete, readable by its owner only.
 
@@ -134,20 +175,32 @@ Safe while kurz serves the same database: links are read a page at a time.
       '--owner': { value: true },
       '--dry-run': { value: false },
       '--rename-conflicts': { value: false },
+      '--domain-map': { value: true, repeated: true },
     },
     usage: `Usage:
   kurz import FILE [--from FORMAT] [--owner EMAIL] [--dry-run] [--rename-conflicts]
+                   [--domain-map FROM=TO ...]
 
-Reads the links of FILE (- for stdin) into the database, keeping each link's code and
-creation time. A link already there (same code, URL and owner) is skipped, so running
-it again imports nothing new. A code held by another link, or one kurz does not allow
-(reserved, too long, other characters), is a conflict: reported with its line and
-skipped, or with --rename-conflicts imported under a new code. A bad row (no URL, a URL
-kurz refuses, a date it cannot read, a wrong number of fields, broken JSON, a record
+Reads the links of FILE (- for stdin) into the database, keeping each link's code,
+creation time and tags. A link already there (same domain, code, URL and owner) is
+skipped, so running it again imports nothing new. A code held by another link of its
+domain, or one kurz does not allow (reserved, too long, other characters), is a
+conflict: reported with its line and skipped, or with --rename-conflicts imported
+under a new code. A bad row (no URL, a URL kurz refuses, a date it cannot read, tags
+kurz does not allow, a wrong number of fields, broken JSON, a record
 over 1 MiB) is reported with its line number and skipped; the others are imported.
 Text of the file in reports shows control characters as escapes (\\x1b). Ends with a
 summary: rows read, imported, skipped, conflicts, bad rows. Exits 0 once the file was
-read, whatever its rows; 1 when it cannot be read or the owner does not exist.
+read, whatever its rows; 1 when it cannot be read, the owner does not exist, or a
+domain is not placed.
+
+Each link goes on the domain its row names: a kurz export's (none: the default one),
+Shlink's domain column (empty: the default one), the host of Bitly's short links. The
+file's default domain is this kurz's default one; any other goes to the domain of this
+kurz with the same host, or where --domain-map says. A file with links on a domain
+placed neither way is refused before anything is stored, naming each such domain with
+its rows: no domain is made, and no link is put on another domain unasked.
+
 
 FORMAT is one of (default: recognised from the file's first lines, and said):
   kurz     kurz export, JSON Lines (with its click records, if exported with --clicks)
@@ -170,6 +223,10 @@ ${DB_FLAG}
   --dry-run                            read and check everything, report, store nothing
   --rename-conflicts                   a conflict's link is imported under a new code
                                        (reported); a second run recognises it by URL and date
+  --domain-map FROM=TO                 the links of the file's domain FROM (a host, or
+                                       default: the file's default domain) go to TO, a
+                                       domain of this kurz (its host, or default); repeat it
+                                       for several, e.g. --domain-map bit.ly=default
   --blocklist FILE                     refuse targets on this list, as the server does
 
 Safe while kurz serves the same database: links go in batches of one transaction,
@@ -191,6 +248,7 @@ export function parseTool(
   const spec = TOOL_SPECS[name];
   const positional: string[] = [];
   const options: ToolOptions = new Map();
+  const lists = new Map<string, string[]>();
   for (const [flag, { env: variable, value }] of Object.entries(spec.flags)) {
     const fromEnv = variable === undefined ? undefined : env[variable];
     if (fromEnv !== undefined && fromEnv !== '') options.set(flag, value ? fromEnv : true);
@@ -216,7 +274,8 @@ export function parseTool(
       options.set(flag, true);
     } else {
       if (word.value === undefined) throw new ConfigError(`${flag} needs a value`);
-      options.set(flag, word.value);
+      if (own.repeated) lists.set(flag, [...(lists.get(flag) ?? []), word.value]);
+      else options.set(flag, word.value);
     }
   }
   const { min, max, what } = spec.args;
@@ -224,5 +283,5 @@ export function parseTool(
     throw new ConfigError(`${name} needs ${what} (see kurz ${name} --help)`);
   }
   const config = serverConfig(gather(serverWords, env, SERVER_FLAG_ENVS, name));
-  return { kind: name, config, args: positional, options };
+  return { kind: name, config, args: positional, options, lists };
 }

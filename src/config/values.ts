@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { BlockList, isIP } from 'node:net';
 import { isPostgresUrl } from '../domain/database-url.ts';
+import { normalizeHost } from '../domain/hosts.ts';
 import { type Blocklist, BlocklistError, parseBlocklist } from '../domain/targets.ts';
 import type { RateLimit } from './config.ts';
 
@@ -93,6 +94,21 @@ export function list(value: string): string[] {
     .split(',')
     .map((item) => item.trim())
     .filter((item) => item !== '');
+}
+
+/**
+ * A comma-separated list of host names (`kurz.lan`, `bücher.example`), each canonical as
+ * normalizeHost makes it (lower case, IDNs in ASCII, no final dot). No port: a name is
+ * known on every port.
+ */
+export function hostNames(value: string): string[] {
+  return list(value).map((name) => {
+    const host = /:\d*$/.test(name) ? undefined : normalizeHost(name);
+    if (host === undefined) {
+      throw `must be host names such as kurz.lan separated by commas (got "${name}")`;
+    }
+    return host;
+  });
 }
 
 /** A file a flag names, as text. */

@@ -109,7 +109,7 @@ export async function copyCommand(
     }
     log.info(
       printable(
-        `kurz copy: verified: the same rows in every table, the same links per owner and the same click count for each of the ${count(outcome.links)} links`,
+        `kurz copy: verified: the same rows in every table, the same links per owner and per domain and the same click count for each of the ${count(outcome.links)} links`,
       ),
     );
     return 0;

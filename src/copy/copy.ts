@@ -6,6 +6,7 @@ import { count, type Progress } from './progress.ts';
 import {
   type Contents,
   type CopySide,
+  type DomainTotals,
   keyOf,
   type LinkCount,
   type LinkTotals,
@@ -21,7 +22,9 @@ import {
  */
 export const CHUNK_ROWS: Record<Table, number> = {
   users: 5000,
+  domains: 5000,
   links: 5000,
+  link_tags: 5000,
   clicks: 5000,
   click_strings: 5000,
   click_agents: 5000,
@@ -44,7 +47,9 @@ const KINDS: (keyof Contents)[] = [...TABLES, 'settings'];
 /** What a row of each kind is called, one and many. */
 const NOUNS: Record<keyof Contents, [one: string, many: string]> = {
   users: ['user', 'users'],
+  domains: ['domain', 'domains'],
   links: ['link', 'links'],
+  link_tags: ['link tag', 'link tags'],
   clicks: ['click in the log', 'clicks in the log'],
   click_strings: ['click string', 'click strings'],
   click_agents: ['user agent', 'user agents'],
@@ -124,9 +129,11 @@ export async function copyDatabase(
 
 /**
  * Compares the target with the source snapshot: rows per table, the settings, links
- * per owner, and each link's clicks (its humans and bots day counts plus its clicks in
- * the log, on both sides); and on the target, that the count its store shows (SQLite's
- * counts file and log tail, PostgreSQL's link_clicks) is those clicks. Returns what differs.
+ * per owner and per domain, and each link's clicks (its humans and bots day counts plus
+ * its clicks in the log, on both sides); and on the target, that the count its store
+ * shows (SQLite's counts file and log tail, PostgreSQL's link_clicks) is those clicks.
+ * Returns what differs.
+
  */
 async function verify(
   source: Snapshot,
@@ -147,6 +154,7 @@ async function verify(
       problems.push('settings: the values differ');
     }
     problems.push(...compareTotals(await source.linkTotals(), await copy.linkTotals()));
+    problems.push(...compareDomains(await source.domainTotals(), await copy.domainTotals()));
     const counts = await compareCounts(source.linkCounts(), copy.linkCounts());
     problems.push(...counts.problems);
     return { problems, links: counts.links };
@@ -162,6 +170,22 @@ function compareTotals(before: LinkTotals, after: LinkTotals): string[] {
       .slice(0, MISMATCHES_NAMED)
       .map(
         (o) => `${o === 0 ? 'no one' : `user ${o}`}: ${before.get(o) ?? 0} vs ${after.get(o) ?? 0}`,
+      )
+      .join(', ')})`,
+  ];
+}
+
+/** Links per domain: a copy that lost links' domains would hold every code on the default one. */
+function compareDomains(before: DomainTotals, after: DomainTotals): string[] {
+  const domains = new Set([...before.keys(), ...after.keys()]);
+  const differ = [...domains].filter((domain) => before.get(domain) !== after.get(domain));
+  if (differ.length === 0) return [];
+  return [
+    `links per domain differ for ${differ.length} ${differ.length === 1 ? 'domain' : 'domains'} (${differ
+      .slice(0, MISMATCHES_NAMED)
+      .map(
+        (d) =>
+          `${d === 0 ? 'the default one' : `domain ${d}`}: ${before.get(d) ?? 0} vs ${after.get(d) ?? 0}`,
       )
       .join(', ')})`,
   ];

@@ -7,6 +7,7 @@ import type { SQL } from 'bun';
 import { describeDatabase } from '../domain/database-url.ts';
 import { COUNT_THE_LOG } from '../store/postgres/pending-values.ts';
 import type { PostgresStore } from '../store/postgres/postgres-store.ts';
+import { SUM_TAG_DAYS } from '../store/postgres/tags.ts';
 import {
   COLUMNS,
   type Contents,
@@ -32,8 +33,10 @@ const COUNTS_CHUNK = 5000;
  */
 const READ: Record<Table, string> = {
   users: 'id, email, password_hash, created_at::float8, token_version',
-  links: `id, user_id, original_url, short_code, source, created_at::float8, expires_at::float8,
-          max_clicks, limited_clicks, password_hash`,
+  domains: 'id, base_url, host, root_redirect, not_found_redirect, created_at::float8',
+  links: `id, user_id, domain_id, original_url, short_code, source, created_at::float8,
+          expires_at::float8, max_clicks, limited_clicks, password_hash`,
+  link_tags: 'link_id, tag',
   clicks: `id::float8, link_id, source, query_source, referrer, user_agent, created_at::float8,
            country`,
   click_strings: 'id, value',
@@ -51,7 +54,9 @@ const READ: Record<Table, string> = {
 /** The array type each column goes in as. */
 const TYPES: Record<Table, readonly string[]> = {
   users: ['int', 'text', 'text', 'bigint', 'int'],
-  links: ['int', 'int', 'text', 'text', 'text', 'bigint', 'bigint', 'int', 'int', 'text'],
+  domains: ['int', 'text', 'text', 'text', 'text', 'bigint'],
+  links: ['int', 'int', 'int', 'text', 'text', 'text', 'bigint', 'bigint', 'int', 'int', 'text'],
+  link_tags: ['int', 'text'],
   clicks: ['bigint', 'int', 'text', 'text', 'text', 'text', 'bigint', 'text'],
   click_strings: ['int', 'text'],
   click_agents: ['int', 'text', 'text', 'text', 'text', 'int'],
@@ -106,6 +111,7 @@ function rowsQuery(table: Table, from: 'start' | 'after'): string {
 /** The highest id in a numbered table; a click's may be in the records. */
 const MAX_ID: Record<(typeof NUMBERED)[number], string> = {
   users: 'coalesce((SELECT max(id) FROM users), 0)',
+  domains: 'coalesce((SELECT max(id) FROM domains), 0)',
   links: 'coalesce((SELECT max(id) FROM links), 0)',
   clicks:
     'greatest(coalesce((SELECT max(id) FROM clicks), 0), coalesce((SELECT max(id) FROM click_records), 0))',
@@ -146,17 +152,20 @@ export class PostgresSide implements CopySide {
           await tx`DELETE FROM tag_totals`;
           await tx`DELETE FROM link_clicks`;
           await tx`DELETE FROM pending_values`;
+          await tx`DELETE FROM tag_days`;
         });
       },
       async insert(table, rows) {
         await client.unsafe(insertStatement(table), byColumn(rows, COLUMNS[table].length));
       },
-      // The counts of the copied log's clicks (pending_values) grouped in one statement;
-      // then one row per link, in shard 0: its humans and bots day counts plus its clicks in
-      // the log, one aggregate over each. Counting each chunk's clicks as it went in cost
-      // an upsert per link per chunk (copying 1M clicks took 32 s instead of 14).
+      // The counts of the copied log's clicks (pending_values) grouped in one statement,
+      // the tags' sums of the copied day counts in another; then one row per link, in
+      // shard 0: its humans and bots day counts plus its clicks in the log, one aggregate
+      // over each. Counting each chunk's clicks as it went in cost an upsert per link per
+      // chunk (copying 1M clicks took 32 s instead of 14).
       async countClicks() {
         await client.unsafe(COUNT_THE_LOG);
+        await client.unsafe(SUM_TAG_DAYS);
         await client`
           INSERT INTO link_clicks (link_id, shard, clicks)
           SELECT link_id, 0, sum(n) FROM (
@@ -253,6 +262,14 @@ function snapshotOf(tx: SQL): Snapshot {
     async linkTotals() {
       const rows =
         (await tx`SELECT owner, links::float8 FROM link_totals WHERE links <> 0`.values()) as [
+          number,
+          number,
+        ][];
+      return new Map(rows);
+    },
+    async domainTotals() {
+      const rows =
+        (await tx`SELECT domain_id, count(*)::float8 FROM links GROUP BY domain_id`.values()) as [
           number,
           number,
         ][];

@@ -7,6 +7,7 @@ import { describeDatabase } from '../domain/database-url.ts';
 import { CLICKS_COLUMN, CLICKS_JOINS, CLICKS_OF_LINKS } from '../store/sqlite/click-counts.ts';
 import { COUNT_THE_LOG } from '../store/sqlite/pending-values.ts';
 import type { SqliteStore } from '../store/sqlite/sqlite-store.ts';
+import { SUM_TAG_DAYS } from '../store/sqlite/tags.ts';
 import {
   COLUMNS,
   type Contents,
@@ -28,7 +29,14 @@ const ROWS_PER_STATEMENT = 200;
 /** Link counts handed over at a time by linkCounts(). */
 const COUNTS_CHUNK = 5000;
 /** Tables whose ids come from sqlite_sequence (AUTOINCREMENT); the others take max(id) + 1. */
-const SEQUENCED = ['users', 'links', 'api_keys', 'webhooks', 'webhook_deliveries'] as const;
+const SEQUENCED = [
+  'users',
+  'domains',
+  'links',
+  'api_keys',
+  'webhooks',
+  'webhook_deliveries',
+] as const;
 
 /** The highest id each numbered table has handed out, as one row. */
 const HIGH_WATER = `SELECT
@@ -168,6 +176,12 @@ export class SqliteSide implements CopySide {
         ).values() as [number, number][];
         return new Map(rows) as LinkTotals;
       },
+      domainTotals: async () => {
+        const rows = this.statement(
+          'SELECT domain_id, count(*) FROM links GROUP BY domain_id',
+        ).values() as [number, number][];
+        return new Map(rows);
+      },
     };
   }
 
@@ -176,6 +190,7 @@ export class SqliteSide implements CopySide {
       this.statement('DELETE FROM link_totals').run();
       this.statement('DELETE FROM counts.link_clicks').run();
       this.statement('DELETE FROM pending_values').run();
+      this.statement('DELETE FROM tag_days').run();
       this.statement('DELETE FROM counts.rollup').run();
       this.statement('DELETE FROM click_rollup').run();
     })();
@@ -188,7 +203,8 @@ export class SqliteSide implements CopySide {
    * beyond it, so each link shows its day counts plus its clicks in the log, and the
    * rollup of a kurz started on the copy folds the log from there. Without records,
    * no mark: the log is read whole, as in a new database. The log's counts for stats
-   * (pending_values) are grouped from the copied log.
+   * (pending_values) are grouped from the copied log, the tags' sums (tag_days) from the
+   * copied day counts.
    */
   private countClicks(): void {
     this.db.transaction(() => {
@@ -197,6 +213,7 @@ export class SqliteSide implements CopySide {
         SELECT link_id, sum(clicks) FROM main.click_days WHERE dimension IN (0, 1)
         GROUP BY link_id`).run();
       this.statement(COUNT_THE_LOG).run();
+      this.statement(SUM_TAG_DAYS).run();
       if (through > 0) {
         this.statement('INSERT INTO click_rollup (id, through) VALUES (1, ?)').run(through);
         this.statement('INSERT INTO counts.rollup (id, through) VALUES (1, ?)').run(through);

@@ -3,13 +3,15 @@
 // PostgreSQL, ids included; counts are not copied but follow from the clicks on each side.
 
 /**
- * The tables copied row by row, in this order (links refer to users; click records to
- * click strings and agents). The click log and the click records together hold every
- * click: the analytics rollup moves clicks from the one to the other.
+ * The tables copied row by row, in this order (links refer to users and domains, tags to
+ * links; click records to click strings and agents). The click log and the click records
+ * together hold every click: the analytics rollup moves clicks from the one to the other.
  */
 export const TABLES = [
   'users',
+  'domains',
   'links',
+  'link_tags',
   'clicks',
   'click_strings',
   'click_agents',
@@ -24,9 +26,12 @@ export type Table = (typeof TABLES)[number];
 /** Columns of each table, in the order rows travel; the first KEY_WIDTH are the key. */
 export const COLUMNS: Record<Table, readonly string[]> = {
   users: ['id', 'email', 'password_hash', 'created_at', 'token_version'],
+  domains: ['id', 'base_url', 'host', 'root_redirect', 'not_found_redirect', 'created_at'],
+  // A code is unique per domain: domain_id travels with it (0: the default domain).
   links: [
     'id',
     'user_id',
+    'domain_id',
     'original_url',
     'short_code',
     'source',
@@ -36,6 +41,7 @@ export const COLUMNS: Record<Table, readonly string[]> = {
     'limited_clicks',
     'password_hash',
   ],
+  link_tags: ['link_id', 'tag'],
   clicks: [
     'id',
     'link_id',
@@ -90,7 +96,9 @@ export const COLUMNS: Record<Table, readonly string[]> = {
 /** How many leading columns make each table's primary key: the keyset rows are read by. */
 export const KEY_WIDTH: Record<Table, number> = {
   users: 1,
+  domains: 1,
   links: 1,
+  link_tags: 2,
   clicks: 1,
   click_strings: 1,
   click_agents: 1,
@@ -118,6 +126,7 @@ export type Contents = Record<Table | 'settings', number>;
 /** The tables whose ids are handed out by the database, and must never be handed out again. */
 export const NUMBERED = [
   'users',
+  'domains',
   'links',
   'clicks',
   'click_strings',
@@ -143,6 +152,9 @@ export type LinkCount = [id: number, clicks: number, shown: number];
 /** Links per owner (owner 0: links of no one), as X-Total-Count reads them. */
 export type LinkTotals = Map<number, number>;
 
+/** Links per domain (0: the default one). */
+export type DomainTotals = Map<number, number>;
+
 /** A consistent view of a database: every read sees the same moment. */
 export interface Snapshot {
   contents(): Promise<Contents>;
@@ -154,6 +166,7 @@ export interface Snapshot {
   /** Every link's clicks, in id order, a chunk at a time. */
   linkCounts(): AsyncIterable<LinkCount[]>;
   linkTotals(): Promise<LinkTotals>;
+  domainTotals(): Promise<DomainTotals>;
 }
 
 /** A database being written by `kurz copy`. */

@@ -7,6 +7,8 @@ export const CODE_MAX_LENGTH = 32;
 export const GENERATED_CODE_LENGTH = 7;
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 export const CODE_PATTERN = /^[A-Za-z0-9_-]{1,32}$/;
+/** Generated codes collide about once in 10^12 draws; a few draws per link are plenty. */
+export const GENERATE_ATTEMPTS = 8;
 
 /**
  * Top-level names the service serves or keeps for itself, compared case-insensitively.

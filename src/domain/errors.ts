@@ -25,6 +25,7 @@ export const Messages = {
   urlSelf: 'URL must not point to this service',
   urlBlocked: 'URL is blocked',
   crossOrigin: 'Cross-origin request refused',
+  unknownHost: "Unknown host: use this service's own address, or add the name to --allowed-hosts",
   tooManyRequests: 'Too many requests',
   linkLimit: 'Link limit reached',
   requestTimeout: 'Request timeout',
@@ -58,6 +59,7 @@ export const Messages = {
   domainInUse: 'Domain still has links: move or delete them first, or remove it with_links',
   domainsAdminMissing: 'Domain management needs an admin token (--admin-token)',
   domainRedirectRule: 'root_redirect and not_found_redirect must be http(s) URLs or null',
+  domainWithLinksRule: 'with_links must be true or false',
   tagsRule:
     'tags must be a list of at most 10 tags, each 1 to 32 letters, digits, hyphens or underscores',
   tagRule: 'tag must be 1 to 32 letters, digits, hyphens or underscores',

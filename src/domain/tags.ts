@@ -6,7 +6,7 @@ import { badRequest, Messages } from './errors.ts';
 
 export const TAG_MAX_LENGTH = 32;
 export const TAGS_PER_LINK = 10;
-const TAG_PATTERN = /^[A-Za-z0-9_-]{1,32}$/;
+export const TAG_PATTERN = /^[A-Za-z0-9_-]{1,32}$/;
 
 /** The tag of a path or query (`/api/tags/{tag}/stats`, `?tag=`), lower-cased; 400 when it is none. */
 export function parseTag(value: unknown): string {

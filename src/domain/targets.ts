@@ -3,11 +3,13 @@
 // file, one domain a line, matching the domain and its subdomains.
 
 import { badRequest, Messages } from './errors.ts';
+import { canonicalHostname, isIpLiteral, normalizeHost, serviceKey, urlHost } from './hosts.ts';
+import type { OwnHosts } from './own-hosts.ts';
 
 export interface Blocklist {
-  /** Domains on the list (lower case, IDNs in their ASCII form). */
+  /** Domains on the list, canonical (lower case, IDNs in their ASCII form, IPv4 unmapped). */
   readonly domains: ReadonlySet<string>;
-  /** True when `hostname` is a listed domain or a subdomain of one. */
+  /** True when `hostname` (as a URL gives it) is a listed domain or a subdomain of one. */
   blocks(hostname: string): boolean;
 }
 
@@ -21,9 +23,6 @@ export class BlocklistError extends Error {
     this.name = 'BlocklistError';
   }
 }
-
-const LABELS =
-  /^(?=.{1,253}$)([a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?)(\.[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?)*$/;
 
 /**
  * Reads a blocklist: one domain a line (`evil.example`, or `*.evil.example`, which means
@@ -44,10 +43,11 @@ export function parseBlocklist(text: string): Blocklist {
   return {
     domains,
     blocks(hostname) {
-      let host = withoutTrailingDot(hostname);
+      // [::ffff:203.0.113.7] is 203.0.113.7, and must not slip past its entry.
+      let host = canonicalHostname(hostname);
       if (domains.has(host)) return true;
       // An IP address has no parent domains.
-      if (host.startsWith('[') || /^[\d.]+$/.test(host)) return false;
+      if (isIpLiteral(host)) return false;
       for (let dot = host.indexOf('.'); dot !== -1; dot = host.indexOf('.')) {
         host = host.slice(dot + 1);
         if (domains.has(host)) return true;
@@ -57,51 +57,32 @@ export function parseBlocklist(text: string): Blocklist {
   };
 }
 
-/** A blocklist entry as the URL parser would write its host, or undefined when it is none. */
+/** A blocklist entry as a canonical hostname (no port), or undefined when it is none. */
 function hostOf(entry: string): string | undefined {
-  if (/[\s/\\?#@:]/.test(entry) && !/^\[[0-9a-f:.]+\]$/i.test(entry)) return undefined;
-  const url = URL.parse(`http://${entry}/`);
-  if (url === null || url.hostname === '') return undefined;
-  const host = withoutTrailingDot(url.hostname);
-  return host.startsWith('[') || /^[\d.]+$/.test(host) || LABELS.test(host) ? host : undefined;
+  if (entry.includes(':') && !/^\[[0-9a-f:.]+\]$/i.test(entry)) return undefined;
+  return normalizeHost(entry);
 }
 
-function withoutTrailingDot(host: string): string {
-  return host.endsWith('.') ? host.slice(0, -1) : host;
-}
-
-/** The addresses kurz itself answers on: the base URL and the Host a request came to. */
-export interface OwnHosts {
-  baseUrl: string;
-  /** The request's Host header, when it has one. */
-  requestHost?: string | null;
+/** Where kurz itself is reached, for the self-link check. */
+export interface SelfHosts {
+  /** The base URL's host and every registered domain's. */
+  own: OwnHosts;
+  /** The canonical Host the request came to (kurz reached by its LAN address, say). */
+  requestHost?: string | undefined;
 }
 
 /**
  * Checks a target URL that parseTargetUrl already accepted: 400 `URL must not point to
- * this service` when its host and port are kurz's own, 400 `URL is blocked` when its
- * domain is on the blocklist.
+ * this service` when it leads back to kurz (see serviceKey: loopback names are one, ports
+ * 80 and 443 are one), 400 `URL is blocked` when its domain is on the blocklist.
  */
-export function checkTarget(url: string, own: OwnHosts, blocklist: Blocklist | undefined): void {
+export function checkTarget(url: string, self: SelfHosts, blocklist: Blocklist | undefined): void {
   const target = URL.parse(url);
   if (target === null) return;
-  if (pointsTo(target, URL.parse(own.baseUrl))) throw badRequest(Messages.urlSelf);
-  if (own.requestHost && pointsTo(target, URL.parse(`${target.protocol}//${own.requestHost}/`))) {
+  const key = serviceKey(urlHost(target));
+  if (self.own.services.has(key)) throw badRequest(Messages.urlSelf);
+  if (self.requestHost !== undefined && serviceKey(self.requestHost) === key) {
     throw badRequest(Messages.urlSelf);
   }
   if (blocklist?.blocks(target.hostname)) throw badRequest(Messages.urlBlocked);
-}
-
-/**
- * Whether a target reaches the service at `self`: the same host, and the same port, or
- * both on their scheme's default port (http://s.example redirects to https://s.example).
- */
-function pointsTo(target: URL, self: URL | null): boolean {
-  if (self === null || self.hostname === '') return false;
-  if (withoutTrailingDot(target.hostname) !== withoutTrailingDot(self.hostname)) return false;
-  return portOf(target) === portOf(self) || (target.port === '' && self.port === '');
-}
-
-function portOf(url: URL): string {
-  return url.port !== '' ? url.port : url.protocol === 'https:' ? '443' : '80';
 }

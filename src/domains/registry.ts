@@ -14,7 +14,7 @@ export interface ShortDomain {
   baseUrl: string;
   /** The canonical host (hostname[:port]) that names it. */
   host: string;
-  /** Where a bare `/` goes; null: the web UI on the default domain, the 404 on another. */
+  /** Where a bare `/` goes; null: the web UI, as on the default domain. */
   rootRedirect: string | null;
   /** Where an unknown code goes; null: the JSON 404. */
   notFoundRedirect: string | null;
@@ -52,6 +52,8 @@ export class DomainRegistry {
   private others: ShortDomain[] = [];
   private byId = new Map<number, ShortDomain>();
   private byHostKey = new Map<string, ShortDomain>();
+  /** The hosts of the added domains, a new set on every change (own-host checks compare it). */
+  private hostSet: ReadonlySet<string> = new Set();
   /** Host header as sent → the domain it chose; emptied whenever the domains change. */
   private readonly seenHosts = new Map<string, ShortDomain>();
   private defaultSeen: { baseUrl: string; domain: ShortDomain } | undefined;
@@ -103,6 +105,7 @@ export class DomainRegistry {
     this.others = domains.map(shortDomain);
     this.byId = new Map(this.others.map((d) => [d.id, d]));
     this.byHostKey = new Map(this.others.map((d) => [d.host, d]));
+    this.hostSet = new Set(this.others.map((d) => d.host));
     this.seenHosts.clear();
   }
 
@@ -134,10 +137,8 @@ export class DomainRegistry {
     return id === DEFAULT_DOMAIN ? this.default : this.byId.get(id);
   }
 
-  /** The base URL of a link's domain (the default one's for a domain removed meanwhile). */
-  baseUrlOf(id: number): string {
-    return (this.of(id) ?? this.default).baseUrl;
-  }
+  /** A link's domain (the default one for a domain removed meanwhile): its JSON's `domain` and `short_url`. */
+  readonly domainOf = (id: number): ShortDomain => this.of(id) ?? this.default;
 
   /**
    * The domain a request's Host header chooses: a registered one, else the default one
@@ -165,6 +166,9 @@ export class DomainRegistry {
     return this.byHostKey.get(key);
   }
 
+  /** The canonical hosts of the added domains: kurz itself, as its base URL's host is. */
+  readonly registeredHosts = (): ReadonlySet<string> => this.hostSet;
+
   /** The canonical hosts of every domain, the default one's included. */
   hosts(): string[] {
     return this.all()
@@ -177,7 +181,17 @@ export class DomainRegistry {
 export function hostOfName(name: string): string | undefined {
   if (/^https?:\/\//i.test(name)) {
     const url = URL.parse(name);
-    return url === null || url.hostname === '' ? undefined : urlHost(url);
+    // A base URL names a domain only whole: nothing after its host and port.
+    const bare =
+      url !== null &&
+      url.hostname !== '' &&
+      url.pathname === '/' &&
+      url.search === '' &&
+      url.hash === '' &&
+      url.username === '' &&
+      url.password === '' &&
+      !/[?#]/.test(name);
+    return bare ? urlHost(url) : undefined;
   }
   return normalizeHost(name);
 }

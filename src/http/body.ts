@@ -4,6 +4,7 @@
 
 import { ApiError, badRequest, Messages } from '../domain/errors.ts';
 
+/** The largest body of every route but those that set their own (see parseJsonBodyUpTo). */
 export const MAX_BODY_BYTES = 64 * 1024;
 
 /**
@@ -21,9 +22,19 @@ export function parseJsonBody({ request }: { request: Request }): Promise<unknow
   return readJsonBody(request, BODY_DEADLINE_MS);
 }
 
-/** The body as JSON (or NOT_JSON), 413 past the size limit, 408 if not whole within `deadlineMs`. */
-export async function readJsonBody(request: Request, deadlineMs: number): Promise<unknown> {
-  const text = await readBodyText(request, deadlineMs);
+/** The same parse hook for a route whose bodies may be larger: up to `maxBytes`. */
+export function parseJsonBodyUpTo(maxBytes: number) {
+  return ({ request }: { request: Request }): Promise<unknown> =>
+    readJsonBody(request, BODY_DEADLINE_MS, maxBytes);
+}
+
+/** The body as JSON (or NOT_JSON), 413 past `maxBytes`, 408 if not whole within `deadlineMs`. */
+export async function readJsonBody(
+  request: Request,
+  deadlineMs: number,
+  maxBytes = MAX_BODY_BYTES,
+): Promise<unknown> {
+  const text = await readBodyText(request, deadlineMs, maxBytes);
   if (text === '') return NOT_JSON;
   try {
     return JSON.parse(text);
@@ -32,17 +43,21 @@ export async function readJsonBody(request: Request, deadlineMs: number): Promis
   }
 }
 
-/** The body as text: 413 past the size limit, 408 if not whole within `deadlineMs`. */
-export async function readBodyText(request: Request, deadlineMs: number): Promise<string> {
+/** The body as text: 413 past `maxBytes`, 408 if not whole within `deadlineMs`. */
+export async function readBodyText(
+  request: Request,
+  deadlineMs: number,
+  maxBytes = MAX_BODY_BYTES,
+): Promise<string> {
   const declared = request.headers.get('content-length');
-  if (declared !== null && Number(declared) > MAX_BODY_BYTES) throw tooLarge();
+  if (declared !== null && Number(declared) > maxBytes) throw tooLarge();
   // With a declared length within the limit, Bun reads the body natively; a chunked
   // body is read piece by piece so that it can be cut off at the limit.
   const text = await withinDeadline(
-    declared !== null ? request.text() : readText(request),
+    declared !== null ? request.text() : readText(request, maxBytes),
     deadlineMs,
   );
-  if (Buffer.byteLength(text) > MAX_BODY_BYTES) throw tooLarge();
+  if (Buffer.byteLength(text) > maxBytes) throw tooLarge();
   return text;
 }
 
@@ -82,14 +97,14 @@ function withinDeadline<T>(reading: Promise<T>, ms: number): Promise<T> {
   return Promise.race([reading, late]).finally(() => clearTimeout(timer));
 }
 
-/** Reads the body as UTF-8, stopping as soon as it passes the limit (chunked bodies too). */
-async function readText(request: Request): Promise<string> {
+/** Reads the body as UTF-8, stopping as soon as it passes `maxBytes` (chunked bodies too). */
+async function readText(request: Request, maxBytes: number): Promise<string> {
   if (request.body === null) return '';
   const chunks: Uint8Array[] = [];
   let size = 0;
   for await (const chunk of request.body) {
     size += chunk.byteLength;
-    if (size > MAX_BODY_BYTES) throw tooLarge();
+    if (size > maxBytes) throw tooLarge();
     chunks.push(chunk);
   }
   return new TextDecoder().decode(Buffer.concat(chunks));

@@ -66,6 +66,18 @@ export function bodyError(parse: (body: Record<string, unknown>) => unknown) {
   };
 }
 
+/**
+ * A JSON request body for a route's `detail.requestBody`: shown by the OpenAPI document
+ * but not validated by Elysia, for a route that checks its body itself (part by part,
+ * answering each part on its own). The document turns the schema into plain JSON Schema
+ * as it does every route's.
+ */
+export function documentedBody(schema: TSchema) {
+  // The generator's type wants JSON Schema; a TypeBox schema is one, with extra symbols.
+  const json = schema as unknown as { type: 'object' };
+  return { required: true, content: { 'application/json': { schema: json } } };
+}
+
 /** Marks a header schema as sent only sometimes; a header without it is always sent. */
 export const SOMETIMES = 'x-kurz-sometimes';
 
@@ -96,6 +108,12 @@ export const ResponseHeaders = {
   }),
 };
 
+/**
+ * The 403s a browser's write may get before any route sees it (http/cross-origin.ts), for
+ * the document of every route that changes something.
+ */
+export const BROWSER_REFUSALS = `\`${Messages.crossOrigin}\`: a browser sent it from a site not allowed by \`--cors-origins\`. \`${Messages.unknownHost}\`: a browser sent it under a host name that is none of kurz's own (its base URL's, an IP address, \`localhost\`, one of \`--allowed-hosts\`), as a page does after DNS rebinding.`;
+
 /** What each error status means on kurz's routes, and the headers it carries. */
 const ERRORS = {
   400: { description: 'The request breaks a rule; the message says which.' },
@@ -104,8 +122,7 @@ const ERRORS = {
     headers: { 'WWW-Authenticate': ResponseHeaders.wwwAuthenticate },
   },
   403: {
-    description:
-      '`Cross-origin request refused`: a browser sent it from a site not allowed by `--cors-origins`. `Forbidden`: an API key outside its scope (a `read` key may only GET). Creating a link in accounts mode may also answer `Link limit reached`: the account owns as many links as the operator allows.',
+    description: `${BROWSER_REFUSALS} \`Forbidden\`: an API key outside its scope (a \`read\` key may only GET). Creating a link in accounts mode may also answer \`Link limit reached\`: the account owns as many links as the operator allows.`,
   },
   404: { description: '`Not found`.' },
   408: {

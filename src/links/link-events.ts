@@ -4,9 +4,9 @@
 // outbox the store writes in the change's own transaction.
 
 export type LinkEvent =
-  | { kind: 'created'; code: string }
-  | { kind: 'updated'; code: string }
-  | { kind: 'deleted'; code: string };
+  | { kind: 'created'; code: string; domainId: number }
+  | { kind: 'updated'; code: string; domainId: number }
+  | { kind: 'deleted'; code: string; domainId: number };
 
 export type LinkListener = (event: LinkEvent) => void;
 

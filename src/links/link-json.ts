@@ -46,15 +46,30 @@ export function isExpired(link: LinkDetail, now = Date.now()): boolean {
   );
 }
 
-/** GET /api/links/{code}: the link object, then its settings (never the password's hash). */
-export function linkDetailToJson(mode: Mode): (link: LinkDetail) => LinkDetailJson {
+/** What the JSON of a link shows of its domain. */
+export type DomainOf = (domainId: number) => { host: string; baseUrl: string };
+
+/**
+ * GET /api/links/{code}: the link object, then its short URL, domain and tags, then its
+ * settings (never the password's hash).
+ */
+export function linkDetailToJson(
+  mode: Mode,
+  domainOf: DomainOf,
+): (link: LinkDetail) => LinkDetailJson {
   const toJson = linkToJson(mode);
-  return (link) => ({
-    ...toJson(link),
-    source: link.source,
-    expires_at: isoOrNull(link.expiresAt),
-    max_clicks: link.maxClicks,
-    password_protected: link.passwordHash !== null,
-    status: isExpired(link) ? 'expired' : 'active',
-  });
+  return (link) => {
+    const domain = domainOf(link.domainId);
+    return {
+      ...toJson(link),
+      short_url: `${domain.baseUrl}/${link.shortCode}`,
+      domain: domain.host,
+      tags: link.tags,
+      source: link.source,
+      expires_at: isoOrNull(link.expiresAt),
+      max_clicks: link.maxClicks,
+      password_protected: link.passwordHash !== null,
+      status: isExpired(link) ? 'expired' : 'active',
+    };
+  };
 }

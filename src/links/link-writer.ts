@@ -17,6 +17,16 @@ export class LinkWriter {
     return (await done)[index];
   }
 
+  /**
+   * Links committed together, in one batch (with whatever else this turn brings): each
+   * one's result, in order, as create() gives it.
+   */
+  async createMany(links: readonly NewLink[]): Promise<CreatedLink[]> {
+    if (links.length === 0) return [];
+    const { done, index } = this.group.addAll(links);
+    return (await done).slice(index, index + links.length);
+  }
+
   /** Batches of links that failed to commit. */
   get failedBatches(): number {
     return this.group.failedBatches;

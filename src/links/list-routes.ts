@@ -22,13 +22,13 @@ export interface ListRoutesOptions {
   store: Store;
   secret: TokenKey;
   /** The short domains, which `?domain=` names; asked for only when it is given. */
-  domains: () => DomainRegistry | Promise<DomainRegistry>;
+  domains: DomainRegistry;
 }
 
 export function listRoutes(options: ListRoutesOptions) {
   const { mode, store, secret } = options;
   const toJson = linkToJson(mode);
-  const toDetailJson = linkDetailToJson(mode);
+  const toDetailJson = linkDetailToJson(mode, options.domains.domainOf);
   const List = listSchema(mode);
   const docs = {
     tags: ['links'],
@@ -115,7 +115,7 @@ export function listRoutes(options: ListRoutesOptions) {
         const at = request.url.indexOf('?');
         const params = new URLSearchParams(at === -1 ? '' : request.url.slice(at));
         const page = parsePage(params);
-        const domains = params.has('domain') ? await options.domains() : undefined;
+        const domains = params.has('domain') ? options.domains : undefined;
         const search = parseListSearch(params, (name) => domains?.find(name)?.id);
         return search === undefined ? plainList(owner, page) : searchedList(owner, page, search);
       },

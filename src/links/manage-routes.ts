@@ -12,12 +12,15 @@ import type { Mode } from '../config/config.ts';
 import { isCodeShaped } from '../domain/codes.ts';
 import { notFound } from '../domain/errors.ts';
 import { parseExpiresAt, parseLinkPassword, parseMaxClicks } from '../domain/link-settings.ts';
+import type { OwnHosts } from '../domain/own-hosts.ts';
+import { parseTags } from '../domain/tags.ts';
 import type { Blocklist } from '../domain/targets.ts';
 import { parseTargetUrl } from '../domain/urls.ts';
 import { parseJsonBody, requireJsonObject } from '../http/body.ts';
 import { errorResponses } from '../http/model.ts';
 import { jsonResponse } from '../http/responses.ts';
 import type { LinkChanges, LinkDetail, Store } from '../store/store.ts';
+import { DomainQuery, type Domains, queryDomain } from './link-domain.ts';
 import type { LinkEvents } from './link-events.ts';
 import { linkDetailToJson } from './link-json.ts';
 import { ChangeBody, CodeParams, linkDetailSchema } from './model.ts';
@@ -31,8 +34,10 @@ export interface ManageRoutesOptions {
   passwords: Pick<PasswordHasher, 'hash'>;
   /** Open mode's management token; undefined: management is refused in open mode. */
   adminToken: string | undefined;
-  baseUrl: () => string;
+  /** kurz's own hosts, which a target must not be on. */
+  ownHosts: () => OwnHosts;
   blocklist: () => Blocklist | undefined;
+  domains: Domains;
 }
 
 /** A link the caller may see (its owner, or anyone in open mode); 404 for any other, or none. */
@@ -44,20 +49,29 @@ export function visibleTo<L extends { userId: number | null }>(
   return link;
 }
 
-/** The link of `code` with its settings, when the caller may see it; else 404. */
+/**
+ * The link of `code` on the domain `?domain=` names (the default one when absent), with
+ * its settings, when the caller may see it; else 404 (400 for an unknown domain).
+ */
 export async function visibleLink(
   store: Store,
+  domains: Domains,
+  request: Request,
   code: string,
   owner: number | null,
 ): Promise<LinkDetail> {
-  return visibleTo(isCodeShaped(code) ? await store.findLinkDetail(code) : undefined, owner);
+  const domain = queryDomain(domains, request);
+  return visibleTo(
+    isCodeShaped(code) ? await store.findLinkDetail(code, domain.id) : undefined,
+    owner,
+  );
 }
 
 export function manageRoutes(options: ManageRoutesOptions) {
-  const { mode, store, secret, events, passwords } = options;
-  const toJson = linkDetailToJson(mode);
+  const { mode, store, secret, events, passwords, domains } = options;
+  const toJson = linkDetailToJson(mode, domains.domainOf);
   const Detail = linkDetailSchema(mode);
-  const targetRules = targetRulesHook(options.baseUrl, options.blocklist);
+  const targetRules = targetRulesHook(options.ownHosts, options.blocklist);
   // Accounts mode: the owner's token (401 without one, by the owner plugin). Open mode:
   // the admin token for changes, before the body is looked at.
   const admin = mode === 'open' ? [adminOnly(options.adminToken)] : [];
@@ -88,6 +102,8 @@ export function manageRoutes(options: ManageRoutesOptions) {
     if (password !== undefined) {
       changes.passwordHash = password === null ? null : await passwords.hash(password);
     }
+    const tags = parseTags(body.tags);
+    if (tags !== undefined) changes.tags = tags;
     return changes;
   }
 
@@ -95,11 +111,16 @@ export function manageRoutes(options: ManageRoutesOptions) {
     .use(ownerPlugin({ mode, secret, store }))
     .get(
       '/api/links/:code',
-      async ({ params, owner }) =>
-        jsonResponse(200, Detail, toJson(await visibleLink(store, params.code, owner))),
+      async ({ params, owner, request }) =>
+        jsonResponse(
+          200,
+          Detail,
+          toJson(await visibleLink(store, domains, request, params.code, owner)),
+        ),
       {
         params: CodeParams,
-        response: { 200: Detail, ...errorResponses(...authErrors, 404, 500, 503) },
+        query: DomainQuery,
+        response: { 200: Detail, ...errorResponses(400, ...authErrors, 404, 500, 503) },
         detail: {
           ...docs,
           operationId: 'getLink',
@@ -113,17 +134,18 @@ export function manageRoutes(options: ManageRoutesOptions) {
     )
     .patch(
       '/api/links/:code',
-      async ({ params, owner, body }) => {
-        const link = await visibleLink(store, params.code, owner);
+      async ({ params, owner, body, request }) => {
+        const link = await visibleLink(store, domains, request, params.code, owner);
         const changed = await store.updateLink(link.id, await changesOf(body));
         if (changed === undefined) throw notFound();
-        events.emit({ kind: 'updated', code: changed.shortCode });
+        events.emit({ kind: 'updated', code: changed.shortCode, domainId: changed.domainId });
         return jsonResponse(200, Detail, toJson(changed));
       },
       {
         parse: parseJsonBody,
         transform: [...admin, requireJsonObject, targetRules],
         params: CodeParams,
+        query: DomainQuery,
         body: ChangeBody,
         response: {
           200: Detail,
@@ -133,24 +155,25 @@ export function manageRoutes(options: ManageRoutesOptions) {
           ...changeDocs,
           operationId: 'updateLink',
           summary: 'Change a link',
-          description: `${who} Only the fields given change, each checked by the rules of creation (\`url\`, then \`expires_at\`, \`max_clicks\`, \`password\`); null clears the last three. A new target is followed at once, by every instance on the same database within a second.`,
+          description: `${who} Only the fields given change, each checked by the rules of creation (\`url\`, then \`expires_at\`, \`max_clicks\`, \`password\`, \`tags\`); null clears the last four (\`tags\` replaces the whole set). A new target is followed at once, by every instance on the same database within a second.`,
         },
       },
     )
     .delete(
       '/api/links/:code',
-      async ({ params, owner }) => {
-        const link = await visibleLink(store, params.code, owner);
+      async ({ params, owner, request }) => {
+        const link = await visibleLink(store, domains, request, params.code, owner);
         if (!(await store.deleteLink(link.id))) throw notFound();
-        events.emit({ kind: 'deleted', code: link.shortCode });
+        events.emit({ kind: 'deleted', code: link.shortCode, domainId: link.domainId });
         return new Response(null, { status: 204 });
       },
       {
         transform: admin,
         params: CodeParams,
+        query: DomainQuery,
         response: {
           204: t.Void({ description: 'Deleted, with its click records and stats.' }),
-          ...errorResponses(...changeErrors, 404, 500, 503),
+          ...errorResponses(400, ...changeErrors, 404, 500, 503),
         },
         detail: {
           ...changeDocs,

@@ -13,8 +13,10 @@ import {
   parseMaxClicks,
 } from '../domain/link-settings.ts';
 import { parseSource, SOURCE_MAX_LENGTH } from '../domain/sources.ts';
+import { parseTags, TAG_MAX_LENGTH, TAGS_PER_LINK } from '../domain/tags.ts';
 import { parseTargetUrl, URL_MAX_LENGTH } from '../domain/urls.ts';
 import { bodyError, ruleFormat } from '../http/model.ts';
+import { parseCreateFields } from './create-body.ts';
 
 // Each rule's standard keywords hold for every value the rule accepts; what they cannot
 // say (reserved words, a host, no control characters) the descriptions say.
@@ -35,16 +37,11 @@ function settingsProblem(body: Record<string, unknown>): void {
   parseExpiresAt(body.expires_at);
   parseMaxClicks(body.max_clicks);
   parseLinkPassword(body.password);
+  parseTags(body.tags);
 }
 
-/** Why a create body is wrong: the domain's checks, in their order. */
-function shortenProblem(body: Record<string, unknown>): void {
-  parseTargetUrl(body.url);
-  parseCustomCode(body.custom_code);
-  parseSource(body.source);
-  settingsProblem(body);
-}
-const error = bodyError(shortenProblem);
+// Why a create body is wrong: the domain's checks, in their order (create-body.ts).
+const error = bodyError(parseCreateFields);
 
 /** Why a PATCH body is wrong: `url` (when given) by the create rules, then the settings. */
 function changeProblem(body: Record<string, unknown>): void {
@@ -59,9 +56,31 @@ const password = ruleFormat('kurz-link-password', parseLinkPassword, {
   maxLength: LINK_PASSWORD_MAX_LENGTH,
 });
 
+const tagFormat = ruleFormat('kurz-tag', (value) => parseTags([value]), {
+  minLength: 1,
+  maxLength: TAG_MAX_LENGTH,
+  pattern: '^[A-Za-z0-9_-]+$',
+});
+
 /** The settings fields, with `error` for the body they are part of. */
 function settingFields(onError: typeof error) {
   return {
+    tags: t.Optional(
+      t.Union(
+        [
+          t.Array(t.String({ format: tagFormat, error: onError }), {
+            maxItems: TAGS_PER_LINK,
+            error: onError,
+          }),
+          t.Null({ error: onError }),
+        ],
+        {
+          error: onError,
+          description: `Up to ${TAGS_PER_LINK} tags, each 1 to ${TAG_MAX_LENGTH} letters, digits, \`-\` or \`_\`, kept lower-cased (\`Promo\` and \`promo\` are one tag). On PATCH the whole set is replaced; null clears it.`,
+          examples: [['spring', 'newsletter']],
+        },
+      ),
+    ),
     expires_at: t.Optional(
       t.Union([t.String({ format: expiresAt, error: onError }), t.Null({ error: onError })], {
         error: onError,
@@ -106,6 +125,14 @@ export const ShortenBody = t.Object(
         error,
         description: `1 to ${CODE_MAX_LENGTH} characters of A-Z a-z 0-9 _ -, case-sensitive, not a reserved word. Absent or null: a 7-character code is generated.`,
         examples: ['spring-sale'],
+      }),
+    ),
+    domain: t.Optional(
+      t.Union([t.String({ error }), t.Null({ error })], {
+        error,
+        description:
+          'The short domain: the host (`go.example.com`) or base URL of one listed by GET /api/domains. Absent or null: the default domain. A code is unique per domain. An unknown domain is 400.',
+        examples: ['go.example.com'],
       }),
     ),
     source: t.Optional(
@@ -171,6 +198,11 @@ export const ChangeBody = t.Object(
 
 /** What GET and PATCH /api/links/{code} add to the link object. */
 const detailFields = {
+  short_url: t.String({ description: "The short link: its domain's base URL and its code." }),
+  domain: t.String({
+    description: "The host of its short domain (the default one is `--base-url`'s).",
+  }),
+  tags: t.Array(t.String(), { description: 'Its tags, lower-cased, in alphabetical order.' }),
   source: t.Union([t.String(), t.Null()], { description: 'The `source` given at creation.' }),
   expires_at: t.Union([t.String({ format: 'date-time' }), t.Null()], {
     description: 'ISO 8601 UTC with milliseconds, or null: never.',

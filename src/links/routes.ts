@@ -6,12 +6,10 @@ import { ownerPlugin } from '../auth/owner.ts';
 import type { PasswordHasher } from '../auth/passwords.ts';
 import type { TokenKey } from '../auth/tokens.ts';
 import type { Mode } from '../config/config.ts';
-import { generateCode, isCodeShaped, parseCustomCode } from '../domain/codes.ts';
+import { GENERATE_ATTEMPTS, generateCode, isCodeShaped } from '../domain/codes.ts';
 import { ApiError, badRequest, Messages } from '../domain/errors.ts';
-import { parseExpiresAt, parseLinkPassword, parseMaxClicks } from '../domain/link-settings.ts';
-import { parseSource } from '../domain/sources.ts';
+import type { OwnHosts } from '../domain/own-hosts.ts';
 import type { Blocklist } from '../domain/targets.ts';
-import { parseTargetUrl } from '../domain/urls.ts';
 import { parseJsonBody, requireJsonObject } from '../http/body.ts';
 import { errorResponses } from '../http/model.ts';
 import { jsonResponse } from '../http/responses.ts';
@@ -28,6 +26,8 @@ import {
   type Store,
   type Link as StoredLink,
 } from '../store/store.ts';
+import { parseCreateBody, requestHostOf } from './create-body.ts';
+import { DomainQuery, type Domains, queryDomain } from './link-domain.ts';
 import type { LinkEvents } from './link-events.ts';
 import { linkToJson } from './link-json.ts';
 import type { LinkWriter } from './link-writer.ts';
@@ -35,9 +35,6 @@ import { visibleTo } from './manage-routes.ts';
 import { CodeParams, linkSchema, ShortenBody } from './model.ts';
 import { QR, type QrFormat } from './qr.ts';
 import { targetRulesHook } from './target-rules.ts';
-
-/** Generated codes collide about once in 10^12 draws; a few retries are plenty. */
-const GENERATE_ATTEMPTS = 8;
 
 export interface LinkRoutesOptions {
   mode: Mode;
@@ -53,14 +50,17 @@ export interface LinkRoutesOptions {
   /** Rate limits; undefined when off. */
   limits: AbuseLimits | undefined;
   clientOf: ClientOf;
+  /** kurz's own hosts, which a target must not be on; read on every create. */
+  ownHosts: () => OwnHosts;
   /** The blocklist in force, read on every create so that a reload applies at once. */
   blocklist: () => Blocklist | undefined;
   /** Links one user may own (accounts mode); 0 or absent: no limit. */
   maxLinksPerUser?: number;
+  domains: Domains;
 }
 
 export function linkRoutes(options: LinkRoutesOptions) {
-  const { mode, store, links, events, passwords, secret, baseUrl, limits, clientOf, blocklist } =
+  const { mode, store, links, events, passwords, secret, baseUrl, limits, clientOf, domains } =
     options;
   const toJson = linkToJson(mode);
   const Link = linkSchema(mode);
@@ -87,7 +87,7 @@ export function linkRoutes(options: LinkRoutesOptions) {
     limits.create.enforce(owner !== null ? `user:${owner}` : clientKey(clientOf, request, server));
   };
 
-  const targetRules = targetRulesHook(baseUrl, blocklist);
+  const targetRules = targetRulesHook(options.ownHosts, options.blocklist);
 
   async function create(fields: Omit<NewLink, 'shortCode'>, custom: string | undefined) {
     const limited = { ...fields, ownerLimit };
@@ -103,10 +103,15 @@ export function linkRoutes(options: LinkRoutesOptions) {
     throw new Error('could not generate a free short code');
   }
 
-  /** The short URL of a link the caller may see (owner only in accounts mode), or 404. */
-  async function shortUrlOf(code: string, owner: number | null): Promise<string> {
-    visibleTo(isCodeShaped(code) ? await store.findLinkByCode(code) : undefined, owner);
-    return `${baseUrl()}/${code}`;
+  /**
+   * The short URL of a link (on the domain `?domain=` names) the caller may see (owner
+   * only in accounts mode), or 404.
+   */
+  async function shortUrlOf(request: Request, code: string, owner: number | null) {
+    const domain = queryDomain(domains, request);
+    const link = isCodeShaped(code) ? await store.findLinkByCode(code, domain.id) : undefined;
+    visibleTo(link, owner);
+    return `${domain.isDefault ? baseUrl() : domain.baseUrl}/${code}`;
   }
   // In accounts mode every link route needs a bearer token.
   const authErrors = mode === 'accounts' ? ([401] as const) : ([] as const);
@@ -115,8 +120,8 @@ export function linkRoutes(options: LinkRoutesOptions) {
     ...(mode === 'accounts' ? { security: [{ bearer: [] }] } : {}),
   };
 
-  async function qrAnswer(code: string, owner: number | null, format: QrFormat) {
-    const image = await format.render(await shortUrlOf(code, owner));
+  async function qrAnswer(request: Request, code: string, owner: number | null, format: QrFormat) {
+    const image = await format.render(await shortUrlOf(request, code, owner));
     return new Response(image, {
       headers: {
         'content-type': format.type,
@@ -127,9 +132,10 @@ export function linkRoutes(options: LinkRoutesOptions) {
   }
   const qrHooks = (format: QrFormat, operationId: string) => ({
     params: CodeParams,
+    query: DomainQuery,
     response: {
       200: t.String({ contentMediaType: format.type, description: format.description }),
-      ...errorResponses(...authErrors, 404, 500, 503),
+      ...errorResponses(400, ...authErrors, 404, 500, 503),
     },
     detail: { ...docs, operationId, summary: `QR code of a short URL (${format.name})` },
   });
@@ -138,17 +144,19 @@ export function linkRoutes(options: LinkRoutesOptions) {
     .use(ownerPlugin({ mode, secret, store }))
     .post(
       '/api/shorten',
-      async ({ body, owner }) => {
-        const originalUrl = parseTargetUrl(body.url);
-        const custom = parseCustomCode(body.custom_code);
-        const source = parseSource(body.source) ?? null;
-        const expiresAt = parseExpiresAt(body.expires_at) ?? null;
-        const maxClicks = parseMaxClicks(body.max_clicks) ?? null;
-        const password = parseLinkPassword(body.password);
+      async ({ body, owner, request }) => {
+        const asked = parseCreateBody(body, {
+          self: { own: options.ownHosts(), requestHost: requestHostOf(request) },
+          blocklist: options.blocklist(),
+          domains,
+        });
+        const { originalUrl, source, expiresAt, maxClicks, password, tags, domain } = asked;
         const passwordHash = password ? await passwords.hash(password) : null;
         const link: StoredLink = await create(
           {
             userId: owner,
+            domainId: domain.id,
+            tags,
             originalUrl,
             source,
             createdAt: Date.now(),
@@ -156,9 +164,9 @@ export function linkRoutes(options: LinkRoutesOptions) {
             maxClicks,
             passwordHash,
           },
-          custom,
+          asked.custom,
         );
-        events.emit({ kind: 'created', code: link.shortCode });
+        events.emit({ kind: 'created', code: link.shortCode, domainId: link.domainId });
         return jsonResponse(201, Link, toJson(link));
       },
       {
@@ -173,18 +181,18 @@ export function linkRoutes(options: LinkRoutesOptions) {
           ...docs,
           operationId: 'shorten',
           summary: 'Shorten a URL',
-          description: `Creates a short link${mode === 'accounts' ? ' owned by the caller' : ''}. Checks, in order: body size (413), ${mode === 'accounts' ? 'token (401), ' : ''}a JSON object, \`url\`, \`custom_code\` (\`This code is reserved and cannot be used\` for reserved words), \`source\`, \`expires_at\`, \`max_clicks\`, \`password\`, then \`Custom code already taken\`${mode === 'accounts' ? ' and the per-user quota (403 `Link limit reached`)' : ''}. The 201 is sent once the link is committed.`,
+          description: `Creates a short link${mode === 'accounts' ? ' owned by the caller' : ''}. Checks, in order: body size (413), ${mode === 'accounts' ? 'token (401), ' : ''}a JSON object, \`url\`, \`custom_code\` (\`This code is reserved and cannot be used\` for reserved words), \`source\`, \`expires_at\`, \`max_clicks\`, \`password\`, \`tags\`, \`domain\`, then \`Custom code already taken\` (a code is unique per domain)${mode === 'accounts' ? ' and the per-user quota (403 `Link limit reached`)' : ''}. The 201 is sent once the link is committed.`,
         },
       },
     )
     .get(
       '/api/links/:code/qr.svg',
-      ({ params, owner }) => qrAnswer(params.code, owner, QR.svg),
+      ({ params, owner, request }) => qrAnswer(request, params.code, owner, QR.svg),
       qrHooks(QR.svg, 'getLinkQrSvg'),
     )
     .get(
       '/api/links/:code/qr.png',
-      ({ params, owner }) => qrAnswer(params.code, owner, QR.png),
+      ({ params, owner, request }) => qrAnswer(request, params.code, owner, QR.png),
       qrHooks(QR.png, 'getLinkQrPng'),
     );
 }

@@ -3,7 +3,7 @@
 
 import { Elysia, t } from 'elysia';
 import { DayTally, UNKNOWN_COUNTRY } from '../analytics/fold.ts';
-import { LinkStats } from '../analytics/model.ts';
+import { LinkStats, RANGE_FIELDS } from '../analytics/model.ts';
 import { referrerHost } from '../analytics/referrers.ts';
 import { buildStats, MAX_RANGE_DAYS, parseRange } from '../analytics/stats.ts';
 import { describeAgent } from '../analytics/user-agents.ts';
@@ -15,6 +15,7 @@ import { Messages } from '../domain/errors.ts';
 import { errorResponses } from '../http/model.ts';
 import { jsonResponse } from '../http/responses.ts';
 import type { Store } from '../store/store.ts';
+import { DomainQuery, type Domains, domainQueryField } from './link-domain.ts';
 import { visibleLink } from './manage-routes.ts';
 import { CodeParams } from './model.ts';
 
@@ -24,8 +25,13 @@ const CSV_CHUNK = 2000;
 const CSV_HEADER =
   'time,source,query_source,referrer,referrer_host,browser,os,device,country,bot\n';
 
-export function statsRoutes(options: { mode: Mode; store: Store; secret: TokenKey }) {
-  const { mode, store, secret } = options;
+export function statsRoutes(options: {
+  mode: Mode;
+  store: Store;
+  secret: TokenKey;
+  domains: Domains;
+}) {
+  const { mode, store, secret, domains } = options;
   const authErrors = mode === 'accounts' ? ([401] as const) : ([] as const);
   const docs = {
     tags: ['stats'],
@@ -43,39 +49,21 @@ export function statsRoutes(options: { mode: Mode; store: Store; secret: TokenKe
       async ({ params, owner, request }) => {
         const query = new URL(request.url).searchParams;
         const range = parseRange(query, Date.now());
-        const link = await visibleLink(store, params.code, owner);
+        const link = await visibleLink(store, domains, request, params.code, owner);
         const traffic = await store.linkTraffic(link.id, range.from, range.to);
         const tally = new DayTally();
         for (const row of traffic.days) tally.addCount(row);
         for (const row of traffic.pending) tally.addCount(row);
-        return jsonResponse(
-          200,
-          LinkStats,
-          buildStats(link.shortCode, link.clicks, range, tally.rows()),
-        );
+        const stats = buildStats(link.shortCode, link.clicks, range, tally.rows());
+        // The domain beside the code that it makes unique.
+        const domain = domains.domainOf(link.domainId).host;
+        const { short_code, ...rest } = stats;
+        return jsonResponse(200, LinkStats, { short_code, domain, ...rest });
       },
       {
         params: CodeParams,
         // Read and checked by parseRange, which names the rule: a schema's own refusal would not.
-        query: t.Object(
-          {
-            from: t.Optional(
-              t.String({
-                error: Messages.statsRange,
-                description: 'First UTC day, YYYY-MM-DD (default: 29 days before `to`).',
-                examples: ['2026-11-01'],
-              }),
-            ),
-            to: t.Optional(
-              t.String({
-                error: Messages.statsRange,
-                description: 'Last UTC day, YYYY-MM-DD (default: today).',
-                examples: ['2026-11-30'],
-              }),
-            ),
-          },
-          { error: Messages.statsRange },
-        ),
+        query: t.Object({ ...domainQueryField, ...RANGE_FIELDS }, { error: Messages.statsRange }),
         response: {
           200: LinkStats,
           ...errorResponses(400, ...authErrors, 404, 500, 503),
@@ -90,24 +78,28 @@ export function statsRoutes(options: { mode: Mode; store: Store; secret: TokenKe
     )
     .get(
       '/api/links/:code/clicks.csv',
-      async ({ params, owner }) => {
-        const link = await visibleLink(store, params.code, owner);
+      async ({ params, owner, request }) => {
+        const link = await visibleLink(store, domains, request, params.code, owner);
+        // The domain names the file when it is not the default one: `promo` may be on two.
+        const domain = domains.domainOf(link.domainId);
+        const name = domain.isDefault ? link.shortCode : `${domain.host}-${link.shortCode}`;
         return new Response(csvStream(store, link.id), {
           headers: {
             'content-type': 'text/csv; charset=utf-8',
-            'content-disposition': `attachment; filename="${link.shortCode}-clicks.csv"`,
+            'content-disposition': `attachment; filename="${name.replace(/[^A-Za-z0-9._-]/g, '_')}-clicks.csv"`,
             'cache-control': 'private, no-store',
           },
         });
       },
       {
         params: CodeParams,
+        query: DomainQuery,
         response: {
           200: t.String({
             contentMediaType: 'text/csv',
             description: `RFC 4180, oldest first, with a header row: ${CSV_HEADER.trim()}. \`time\` is ISO 8601 UTC; \`bot\` is true or false. Records removed by \`--click-retention-days\` are not in it.`,
           }),
-          ...errorResponses(...authErrors, 404, 500, 503),
+          ...errorResponses(400, ...authErrors, 404, 500, 503),
         },
         detail: {
           ...docs,

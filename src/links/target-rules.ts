@@ -1,6 +1,8 @@
-// The target rules that need the running service (its own host, the blocklist), as a
+// The target rules that need the running service (its own hosts, the blocklist), as a
 // route hook for every body that sets a target (create, PATCH).
 
+import { normalizeHost, requestAuthority } from '../domain/hosts.ts';
+import type { OwnHosts } from '../domain/own-hosts.ts';
 import { type Blocklist, checkTarget } from '../domain/targets.ts';
 import { parseTargetUrl } from '../domain/urls.ts';
 
@@ -9,7 +11,7 @@ import { parseTargetUrl } from '../domain/urls.ts';
  * the plain rules (or is absent, as a PATCH may leave it) is left to validation, which
  * names that rule.
  */
-export function targetRulesHook(baseUrl: () => string, blocklist: () => Blocklist | undefined) {
+export function targetRulesHook(ownHosts: () => OwnHosts, blocklist: () => Blocklist | undefined) {
   return ({ body, request }: { body: unknown; request: Request }) => {
     const url = (body as { url?: unknown }).url;
     let target: string;
@@ -18,8 +20,7 @@ export function targetRulesHook(baseUrl: () => string, blocklist: () => Blocklis
     } catch {
       return;
     }
-    // The request's URL carries the Host it was sent to (Bun builds it from the header).
-    const requestHost = URL.parse(request.url)?.host;
-    checkTarget(target, { baseUrl: baseUrl(), requestHost }, blocklist());
+    const requestHost = normalizeHost(requestAuthority(request.url));
+    checkTarget(target, { own: ownHosts(), requestHost }, blocklist());
   };
 }

@@ -21,6 +21,8 @@ export interface MetricSources {
   links: LinkWriter;
   faults: FaultCounts;
   store: Pick<Store, 'totals'>;
+  /** The host of a short domain by id; undefined for one removed. */
+  domainHost: (id: number) => string | undefined;
 }
 
 /** How long the link and user totals read from the database are believed: scrapes cannot hammer it. */
@@ -94,11 +96,12 @@ export class Metrics implements RequestMetrics {
 
     counterFromNumbers(this.registry, {
       name: 'kurz_redirects_total',
-      help: 'Answers of GET, HEAD and POST /{code}, by outcome: redirected (307, HEAD too), not_found (404), expired (410), password_page (200), unlocked (303), password_wrong (401), rate_limited (429), failed (503 or 500).',
+      help: 'Answers of GET, HEAD and POST /{code}, by outcome: redirected (307, HEAD too), not_found (404), not_found_redirected (302 to the not-found address of a short domain), expired (410), password_page (200), unlocked (303), password_wrong (401), rate_limited (429), failed (503 or 500).',
       label: 'outcome',
       read: () => ({
         redirected: cache.redirectCount,
         not_found: redirects.notFound,
+        not_found_redirected: redirects.notFoundRedirected,
         expired: redirects.expired,
         password_page: redirects.passwordPage,
         unlocked: redirects.unlocked,
@@ -106,6 +109,19 @@ export class Metrics implements RequestMetrics {
         rate_limited: redirects.rateLimited,
         failed: redirects.failed,
       }),
+    });
+    counterFromNumbers(this.registry, {
+      name: 'kurz_domain_redirects_total',
+      help: 'Redirects (307, HEAD too) by short domain (its host): one series per domain the operator added, so the labels stay few.',
+      label: 'domain',
+      read: () => {
+        const counts: Record<string, number> = {};
+        for (const [id, n] of cache.redirectsByDomain()) {
+          const host = sources.domainHost(id);
+          if (host !== undefined) counts[host] = (counts[host] ?? 0) + n;
+        }
+        return counts;
+      },
     });
     counterFromNumbers(this.registry, {
       name: 'kurz_link_cache_lookups_total',

@@ -46,6 +46,19 @@ export class RateLimiter {
     return wait;
   }
 
+  /**
+   * Spends up to `n` requests of `key`'s allowance at once (the items of a bulk create):
+   * as many as it holds. Returns how many were spent, and the whole seconds until one
+   * more may pass (0 when some are left).
+   */
+  takeUpTo(key: string, n: number): { taken: number; wait: number } {
+    this.wait(key);
+    const bucket = this.buckets.get(key) as Bucket;
+    const taken = Math.max(0, Math.min(n, Math.floor(bucket.tokens)));
+    bucket.tokens -= taken;
+    return { taken, wait: this.wait(key) };
+  }
+
   /** Like take(), but throws 429 Too many requests when refused. */
   enforce(key: string): void {
     const wait = this.take(key);

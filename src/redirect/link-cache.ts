@@ -58,6 +58,8 @@ export class LinkCache {
   missCount = 0;
   /** 307s made for cached links (each GET or HEAD that sent a visitor on). */
   redirectCount = 0;
+  /** The same by short domain: a counter object per domain, which each cached link holds. */
+  private readonly domainCounters = new Map<number, { redirects: number }>();
 
   constructor(
     private readonly store: Store,
@@ -98,6 +100,11 @@ export class LinkCache {
   /** Links held in memory. */
   get size(): number {
     return this.hits.size;
+  }
+
+  /** 307s made so far, by domain id (only domains that have had one). */
+  redirectsByDomain(): Map<number, number> {
+    return new Map([...this.domainCounters].map(([id, counter]) => [id, counter.redirects]));
   }
 
   /** The link of a code on a domain, or undefined when no link has it. */
@@ -173,11 +180,18 @@ export class LinkCache {
       'cache-control': 'private, no-store',
     });
     const limited = target.maxClicks !== null;
+    let counter = this.domainCounters.get(domainId);
+    if (counter === undefined) {
+      counter = { redirects: 0 };
+      this.domainCounters.set(domainId, counter);
+    }
+    const perDomain = counter;
     const link: CachedLink = {
       id: target.id,
       source: target.source,
       respond: () => {
         this.redirectCount++;
+        perDomain.redirects++;
         return new Response(null, { status: 307, headers });
       },
       location,

@@ -18,6 +18,8 @@ import {
   SOURCE_MAX_LENGTH,
   storable,
 } from '../domain/sources.ts';
+import { toLocationHeader } from '../domain/urls.ts';
+import type { DomainRegistry } from '../domains/registry.ts';
 import { BODY_DEADLINE_MS, readBodyText } from '../http/body.ts';
 import { errorResponses, ResponseHeaders, withHeaderSchemas } from '../http/model.ts';
 import { errorResponse } from '../http/responses.ts';
@@ -44,6 +46,8 @@ export interface RedirectRoutesOptions {
   headers?: Readonly<Record<string, string>>;
   /** Checks the passwords of protected links. */
   passwords: Pick<PasswordHasher, 'verify'>;
+  /** The short domains: the request's Host chooses whose code it is. */
+  domains: Pick<DomainRegistry, 'several' | 'forHost' | 'of'>;
 }
 
 /** Answers every request itself: its Promise never rejects. */
@@ -61,6 +65,8 @@ export type Redirect = (
 export interface RedirectCounts {
   /** 404: no link has the code (or a POST to a link without a password). */
   notFound: number;
+  /** 302: no link has the code on a domain that sends unknown codes elsewhere. */
+  notFoundRedirected: number;
   /** 410: past its expiry or its max_clicks. */
   expired: number;
   /** 200: the password page of a protected link. */
@@ -83,12 +89,13 @@ export interface Redirects {
 }
 
 export function createRedirect(options: RedirectRoutesOptions): Redirects {
-  const { mode, cache, clicks, onError, clientOf, headers = {}, passwords } = options;
+  const { mode, cache, clicks, onError, clientOf, headers = {}, passwords, domains } = options;
   const unknownCodes = options.limits?.unknownCode;
   const wrongPasswords = options.limits?.linkPassword;
   const trackQuerySource = mode === 'accounts';
   const counts: RedirectCounts = {
     notFound: 0,
+    notFoundRedirected: 0,
     expired: 0,
     passwordPage: 0,
     unlocked: 0,
@@ -116,29 +123,47 @@ export function createRedirect(options: RedirectRoutesOptions): Redirects {
     return onError(error, request);
   };
 
+  /** The domain a request is for: the default one (0) unless others exist and its Host names one. */
+  const domainOf = (request: Request): number =>
+    domains.several ? domains.forHost(request.headers.get('host')).id : 0;
+
   /** Synchronous on a cache hit; a Promise only when a click must commit or the store be asked. */
   function redirect(
     code: string,
     request: Request,
     server: PeerSource | null,
   ): Response | Promise<Response> {
-    const link = isCodeShaped(code) ? cache.peek(code) : UNKNOWN;
-    if (link === UNKNOWN) return unknown(request, server);
-    if (link === undefined) return lookUpThenRedirect(code, request, server);
+    const domainId = domainOf(request);
+    const link = isCodeShaped(code) ? cache.peek(code, domainId) : UNKNOWN;
+    if (link === UNKNOWN) return unknown(request, server, domainId);
+    if (link === undefined) return lookUpThenRedirect(code, domainId, request, server);
     return follow(link, request, server);
   }
 
   /**
-   * 404 for a code with no link, or 429 once the client has asked for too many: code
-   * guessing is limited, while a known code never meets the limiter.
+   * 404 for a code with no link (or the domain's own address for unknown codes, when it
+   * has one), or 429 once the client has asked for too many: code guessing is limited,
+   * while a known code never meets the limiter.
    */
-  function unknown(request: Request, server: PeerSource | null): Response {
+  function unknown(request: Request, server: PeerSource | null, domainId: number): Response {
     if (unknownCodes !== undefined) {
       const wait = unknownCodes.take(clientKey(clientOf, request, server));
       if (wait > 0) {
         counts.rateLimited++;
         return onError(tooManyRequests(wait), request);
       }
+    }
+    const elsewhere = domainId === 0 ? null : (domains.of(domainId)?.notFoundRedirect ?? null);
+    if (elsewhere !== null) {
+      counts.notFoundRedirected++;
+      return new Response(null, {
+        status: 302,
+        headers: {
+          ...headers,
+          location: toLocationHeader(elsewhere),
+          'cache-control': 'private, no-store',
+        },
+      });
     }
     return notFound();
   }
@@ -187,12 +212,15 @@ export function createRedirect(options: RedirectRoutesOptions): Redirects {
 
   async function lookUpThenRedirect(
     code: string,
+    domainId: number,
     request: Request,
     server: PeerSource | null,
   ): Promise<Response> {
     try {
-      const link = await cache.get(code);
-      return link === undefined ? unknown(request, server) : follow(link, request, server);
+      const link = await cache.get(code, domainId);
+      return link === undefined
+        ? unknown(request, server, domainId)
+        : follow(link, request, server);
     } catch (error) {
       return failed(error, request);
     }
@@ -226,14 +254,15 @@ export function createRedirect(options: RedirectRoutesOptions): Redirects {
    */
   async function unlock(code: string, request: Request, server: PeerSource | null) {
     try {
-      const link = isCodeShaped(code) ? await cache.get(code) : undefined;
-      if (link === undefined) return unknown(request, server);
+      const domainId = domainOf(request);
+      const link = isCodeShaped(code) ? await cache.get(code, domainId) : undefined;
+      if (link === undefined) return unknown(request, server, domainId);
       if (link.exhausted || (link.expiresAt !== null && Date.now() >= link.expiresAt)) {
         return expired();
       }
       // Only a protected link takes a POST (a method a path does not serve is 404).
       if (link.passwordHash === null) return notFound();
-      const key = `${code}\u0000${clientKey(clientOf, request, server)}`;
+      const key = `${domainId}/${code}\u0000${clientKey(clientOf, request, server)}`;
       const wait = wrongPasswords?.left(key) ?? 0;
       if (wait > 0) return tooManyTries(wait);
       const password = formPassword(await readBodyText(request, BODY_DEADLINE_MS));
@@ -319,6 +348,13 @@ export function redirectRoutes(redirects: Redirects, mode: Mode) {
             description:
               'A password-protected link: a page with a form that posts the password to this address. Nothing is counted.',
           }),
+          302: withHeaderSchemas(
+            t.Void({
+              description:
+                'No link has the code on this domain, and the domain sends unknown codes to its own address (`not_found_redirect`, see /api/domains).',
+            }),
+            { Location: t.String({ description: "The domain's not-found address." }) },
+          ),
           ...errorResponses(404, 410, 429, 500, 503),
         },
         detail: {
@@ -326,7 +362,7 @@ export function redirectRoutes(redirects: Redirects, mode: Mode) {
           tags: ['redirect'],
           summary: 'Follow a short link',
           description:
-            'Needs no token. Counts a click (with the creation source, the `Referer` without query or fragment and cut to 255 characters, the `User-Agent` cut to 256, the country of the client address; in accounts mode also `?source=`). A link past its `expires_at` or `max_clicks` answers 410 `Link expired` and counts nothing.',
+            "Needs no token. The request's `Host` chooses the short domain (an unregistered host is the default domain). Counts a click (with the creation source, the `Referer` without query or fragment and cut to 255 characters, the `User-Agent` cut to 256, the country of the client address; in accounts mode also `?source=`). A link past its `expires_at` or `max_clicks` answers 410 `Link expired` and counts nothing.",
         },
       },
     )

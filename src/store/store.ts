@@ -69,6 +69,7 @@ import type { ClickRow, DayCount } from '../domain/clicks.ts';
 import type { DeliveryType, WebhookEvent } from '../domain/webhooks.ts';
 import type { AccountStore } from './accounts.ts';
 import type { FoundLinks, LinkSearch } from './link-search.ts';
+import type { TagStore } from './tags.ts';
 
 // Plain types (not interfaces) so they pass as drizzle placeholder records.
 export type NewLink = {
@@ -247,7 +248,7 @@ export interface Domain {
   baseUrl: string;
   /** The canonical host (hostname[:port]) a request's Host is compared with. */
   host: string;
-  /** Where a bare `/` goes; null: the JSON 404. */
+  /** Where a bare `/` goes; null: the web UI, as on the default domain. */
   rootRedirect: string | null;
   /** Where an unknown code goes; null: the JSON 404. */
   notFoundRedirect: string | null;
@@ -439,6 +440,7 @@ export interface Store
     DomainStore,
     ClickStore,
     AnalyticsStore,
+    TagStore,
     WebhookStore,
     SettingsStore {
   /** Which database this is, for the start-up line and tools such as `kurz copy`. */

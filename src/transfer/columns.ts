@@ -30,6 +30,10 @@ export type Role =
   | 'source'
   | 'limitedClicks'
   | 'passwordHash'
+  /** The short domain's host (or base URL); empty or null: the file's default domain. */
+  | 'domain'
+  /** The link's tags: a JSON list, or text separated by `|` or `,`. */
+  | 'tags'
   /** Kutt: the link has a password (its hash is not exported). */
   | 'protected'
   /** Kutt: the link was banned by an administrator. */
@@ -42,14 +46,19 @@ export type Role =
  * - YOURLS: its `yourls_url` table (keyword, url, title, timestamp, ip, clicks), as a
  *   database tool or an export plugin writes it, with or without a header.
  * - Kutt: the link objects of its API, /api/v2/links (address, target, visit_count,
- *   created_at, expire_in, password, banned, link; `id` is a UUID, not the code).
+ *   created_at, expire_in, password, banned, link; `id` is a UUID, not the code; domain,
+ *   null for Kutt's own).
  * - Shlink: the web client's CSV export (createdAt, domain, shortCode, shortUrl, longUrl,
- *   title, tags, visits), the CSV shlink-importer reads (longUrl, shortCode, shortUrl,
- *   domain, title, tags), and the API's short URL objects (shortCode, longUrl,
- *   dateCreated, meta.validUntil, meta.maxVisits, visitsSummary.total or visitsCount).
+ *   title, tags, visits; its domain is the short URL's host, the default one's too, and
+ *   its tags are joined by `|`, by `,` in older ones), the CSV shlink-importer reads
+ *   (longUrl, shortCode, shortUrl, domain, title, tags; an empty domain is the default
+ *   one), and the API's short URL objects (shortCode, longUrl, dateCreated,
+ *   meta.validUntil, meta.maxVisits, visitsSummary.total or visitsCount, domain: null
+ *   for the default one, tags: a list).
  * - Bitly: the CSV of its link export (Link, Custom Link, Destination URL or Long URL,
  *   Title, Date Created, Tags, Clicks) and the API's bitlinks (link, custom_bitlinks,
- *   long_url, created_at).
+ *   long_url, created_at). No domain column: the short link's host is its domain.
+ *   Its tags are free text (spaces and all), not kurz tags, and are not read.
  */
 export const COLUMNS: Record<FormatName, Partial<Record<Role, string[]>>> = {
   kurz: {
@@ -62,6 +71,8 @@ export const COLUMNS: Record<FormatName, Partial<Record<Role, string[]>>> = {
     maxClicks: ['maxclicks'],
     limitedClicks: ['limitedclicks'],
     passwordHash: ['passwordhash'],
+    domain: ['domain'],
+    tags: ['tags'],
   },
   yourls: { code: ['keyword'], url: ['url'], created: ['timestamp', 'date'] },
   kutt: {
@@ -72,6 +83,7 @@ export const COLUMNS: Record<FormatName, Partial<Record<Role, string[]>>> = {
     expires: ['expirein'],
     protected: ['password'],
     banned: ['banned'],
+    domain: ['domain'],
   },
   shlink: {
     code: ['shortcode'],
@@ -81,6 +93,8 @@ export const COLUMNS: Record<FormatName, Partial<Record<Role, string[]>>> = {
     expires: ['validuntil', 'metavaliduntil'],
     maxClicks: ['maxvisits', 'metamaxvisits'],
     visits: ['visitssummarytotal', 'visitscount', 'visits'],
+    domain: ['domain'],
+    tags: ['tags'],
   },
   bitly: {
     code: ['custombackhalf', 'backhalf'],

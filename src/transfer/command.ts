@@ -2,7 +2,9 @@
 // database --db names, safe while kurz serves it (reads are short keyset pages; writes
 // are batches of one transaction each, which a serving kurz hears of as of any change).
 // Data goes to stdout (export to -) or a file; everything said goes to stderr, but
-// import's summary, its result, which goes to stdout.
+// import's summary, its result, which goes to stdout. An import whose file names its
+// links' domains reads it through first, and refuses it whole when one of them is
+// neither a domain of this kurz nor mapped by --domain-map.
 
 import { accessSync, constants, existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
@@ -14,10 +16,19 @@ import { printable } from '../domain/printable.ts';
 import type { Logger } from '../logger.ts';
 import { openStore } from '../store/open.ts';
 import type { Store, User } from '../store/store.ts';
-import { FORMATS, type FormatName } from './columns.ts';
-import { InputError } from './entries.ts';
+import { COLUMNS, FORMATS, type FormatName } from './columns.ts';
+import {
+  DomainMap,
+  DomainMapError,
+  type DomainPairs,
+  describeUnplaced,
+  parseDomainMap,
+  unplacedDomains,
+} from './domain-map.ts';
+import { type Input, InputError } from './entries.ts';
 import { type ExportFormat, type ExportSink, exportLinks } from './exporter.ts';
 import { readInput } from './formats.ts';
+import { fileSource, type ImportSource, type ReadCount, stdinSource } from './import-source.ts';
 import { describeSummary, Importer } from './importer.ts';
 import { importProgress } from './progress.ts';
 
@@ -215,51 +226,104 @@ export function importCommand(
     const email = emailOption(command.options, 'import');
     const dryRun = command.options.has('--dry-run');
     const renameConflicts = command.options.has('--rename-conflicts');
-    const size = file === '-' ? undefined : readableSize(file);
-    const store = await openIt();
-    const owner = await ownerOf(store, email);
-    const read = { bytes: 0 };
-    const stream = file === '-' ? io.stdin() : Bun.file(file).stream();
-    let input: Awaited<ReturnType<typeof readInput>>;
+    const pairs = domainPairs(command.lists.get('--domain-map') ?? []);
+    const name = file === '-' ? 'stdin' : file;
+    const source = file === '-' ? stdinSource(io.stdin) : fileSource(file, readableSize(file));
     try {
-      input = await readInput(decoded(stream, read), from);
-    } catch (error) {
-      if (error instanceof InputError) {
-        throw new TransferError(`cannot import ${file === '-' ? 'stdin' : file}: ${error.message}`);
+      const store = await openIt();
+      const owner = await ownerOf(store, email);
+      const config = command.config;
+      const baseUrl = config.baseUrl ?? `http://localhost:${config.port}`;
+      const domains = await domainMap(store, baseUrl, pairs);
+      let read: ReadCount = { bytes: 0 };
+      let input = await openInput(source, name, read, from);
+      const whose =
+        owner !== undefined
+          ? `to ${owner.email}`
+          : input.format === 'kurz'
+            ? 'to their owners'
+            : 'to no one';
+      io.stderr.write(
+        `${printable(`kurz: reading ${name} as ${input.description}; links go ${whose}${dryRun ? ' (dry run: nothing is stored)' : ''}`)}\n`,
+      );
+      // Read through once for the domains, so that a file with a link on a domain of
+      // none here is refused before a batch is stored; then read again to import.
+      if (namesDomains(input.format)) {
+        const unplaced = await unplacedDomains(input.domains, domains);
+        if (unplaced.size > 0) {
+          throw new TransferError(`cannot import ${name}: ${describeUnplaced(unplaced)}`);
+        }
+        read = { bytes: 0 };
+        input = await openInput(source, name, read, input.format);
       }
-      throw error;
+      const progress = importProgress(io.stderr, { totalBytes: source.size() });
+      const importer = new Importer(
+        store,
+        {
+          owner,
+          dryRun,
+          renameConflicts,
+          baseUrl,
+          domains,
+          blocklist: config.blocklist?.list,
+        },
+        {
+          // A report quotes the file, which may hold control characters.
+          row: (line, message) => progress.say(printable(`kurz: line ${line}: ${message}`)),
+          progress: (rows) => progress.update(rows, read.bytes),
+        },
+      );
+      const summary = await importer.run(input.entries);
+      progress.done();
+      log.info(`kurz: ${describeSummary(summary, dryRun)}`);
+      return 0;
+    } finally {
+      source.close();
     }
-    const whose =
-      owner !== undefined
-        ? `to ${owner.email}`
-        : input.format === 'kurz'
-          ? 'to their owners'
-          : 'to no one';
-    io.stderr.write(
-      `${printable(`kurz: reading ${file === '-' ? 'stdin' : file} as ${input.description}; links go ${whose}${dryRun ? ' (dry run: nothing is stored)' : ''}`)}\n`,
-    );
-    const progress = importProgress(io.stderr, { totalBytes: size });
-    const config = command.config;
-    const importer = new Importer(
-      store,
-      {
-        owner,
-        dryRun,
-        renameConflicts,
-        baseUrl: config.baseUrl ?? `http://localhost:${config.port}`,
-        blocklist: config.blocklist?.list,
-      },
-      {
-        // A report quotes the file, which may hold control characters.
-        row: (line, message) => progress.say(printable(`kurz: line ${line}: ${message}`)),
-        progress: (rows) => progress.update(rows, read.bytes),
-      },
-    );
-    const summary = await importer.run(input.entries);
-    progress.done();
-    log.info(`kurz: ${describeSummary(summary, dryRun)}`);
-    return 0;
   });
+}
+
+/** Reads --domain-map's pairs; a wrong one is a command line that cannot be run. */
+function domainPairs(values: readonly string[]): DomainPairs {
+  try {
+    return parseDomainMap(values);
+  } catch (error) {
+    if (error instanceof DomainMapError) throw new TransferError(error.message, 2);
+    throw error;
+  }
+}
+
+/** This kurz's domains and --domain-map's pairs; a TO that is none of them is refused. */
+async function domainMap(store: Store, baseUrl: string, pairs: DomainPairs): Promise<DomainMap> {
+  try {
+    return await DomainMap.open(store, baseUrl, pairs);
+  } catch (error) {
+    if (error instanceof DomainMapError)
+      throw new TransferError(error.message, error.usage ? 2 : 1);
+    throw error;
+  }
+}
+
+/** A file's input, or the one-line refusal of a file kurz cannot read. */
+async function openInput(
+  source: ImportSource,
+  name: string,
+  count: ReadCount,
+  from: FormatName | undefined,
+): Promise<Input> {
+  try {
+    return await readInput(source.text(count), from);
+  } catch (error) {
+    if (error instanceof InputError) {
+      throw new TransferError(`cannot import ${name}: ${error.message}`);
+    }
+    throw error;
+  }
+}
+
+/** Whether a format's rows name a domain: a domain column, or short URLs whose host is one. */
+function namesDomains(format: FormatName): boolean {
+  return COLUMNS[format].domain !== undefined || COLUMNS[format].shortUrl !== undefined;
 }
 
 /** A file's size, once it is known to be a readable file; a one-line refusal otherwise. */
@@ -278,19 +342,4 @@ function readableSize(path: string): number {
     );
   }
   return size;
-}
-
-/** The bytes as UTF-8 text (a leading BOM dropped), counting them as they are read. */
-async function* decoded(
-  stream: ReadableStream<Uint8Array>,
-  read: { bytes: number },
-): AsyncGenerator<string> {
-  const decoder = new TextDecoder();
-  for await (const chunk of stream) {
-    read.bytes += chunk.byteLength;
-    const text = decoder.decode(chunk, { stream: true });
-    if (text !== '') yield text;
-  }
-  const rest = decoder.decode();
-  if (rest !== '') yield rest;
 }

@@ -12,7 +12,15 @@ import {
   YOURLS_POSITIONS,
 } from './columns.ts';
 import { type CsvRecord, csvRecords, fromCsvField } from './csv.ts';
-import { type Entry, type Input, InputError, linkEntry } from './entries.ts';
+import {
+  type BadEntry,
+  type Entry,
+  type Field,
+  type Input,
+  InputError,
+  linkEntry,
+  rowDomain,
+} from './entries.ts';
 import { tooLong } from './record-limit.ts';
 
 export async function readCsv(
@@ -60,9 +68,9 @@ export async function readCsv(
     });
     if (at.length > 0) columnsOf[role] = at;
   }
-  async function* entries(): AsyncGenerator<Entry> {
-    const rows = header ? records : prepend(headerRecord, records);
-    for await (const record of rows) {
+  /** Each record: a bad row, or its fields by role. */
+  async function* rows(): AsyncGenerator<BadEntry | { line: number; field: Field }> {
+    for await (const record of header ? records : prepend(headerRecord, records)) {
       const { line, fields } = record;
       if (record.tooLong !== undefined) {
         yield { kind: 'bad', line, reason: tooLongReason(record) };
@@ -76,19 +84,29 @@ export async function readCsv(
         };
         continue;
       }
-      yield linkEntry(line, chosen, (role) => {
-        const at = columnsOf[role];
-        if (at === undefined) return undefined;
-        for (const i of at) {
-          const raw = fields[i] as string;
-          if (raw.trim() !== '') return chosen === 'kurz' ? fromCsvField(raw) : raw;
-        }
-        return null;
-      });
+      yield {
+        line,
+        field: (role) => {
+          const at = columnsOf[role];
+          if (at === undefined) return undefined;
+          for (const i of at) {
+            const raw = fields[i] as string;
+            if (raw.trim() !== '') return chosen === 'kurz' ? fromCsvField(raw) : raw;
+          }
+          return null;
+        },
+      };
     }
   }
+  async function* entries(): AsyncGenerator<Entry> {
+    for await (const row of rows())
+      yield 'field' in row ? linkEntry(row.line, chosen, row.field) : row;
+  }
+  async function* domains(): AsyncGenerator<string | null> {
+    for await (const row of rows()) if ('field' in row) yield rowDomain(row.field);
+  }
   const description = `${chosen === 'kurz' ? 'kurz export' : NAMES[chosen]} CSV${header ? '' : ' without a header'}`;
-  return { format: chosen, description, entries: entries() };
+  return { format: chosen, description, entries: entries(), domains: domains() };
 }
 
 function tooLongReason(record: CsvRecord): string {

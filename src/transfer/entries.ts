@@ -11,6 +11,11 @@ export interface LinkEntry {
   line: number;
   /** The code as given; undefined when the row has none (a new one is made). */
   code: string | undefined;
+  /**
+   * The short domain the row names, as written (a host or base URL); null: the file's
+   * default domain (an empty domain column, or a format without domains).
+   */
+  domain: string | null;
   url: string;
   /** undefined: the file gives no date (the import's time is used). */
   createdAt: number | undefined;
@@ -21,6 +26,8 @@ export interface LinkEntry {
   maxClicks: number | null;
   limitedClicks: number;
   passwordHash: string | null;
+  /** The tags as written (kurz's tag rule is applied later); none when the file gives none. */
+  tags: string[];
 }
 
 /** A click record of kurz's export (made with --clicks), for the link of `code`. */
@@ -28,6 +35,8 @@ export interface ClickEntry extends Omit<ClickRow, 'id' | 'linkId'> {
   kind: 'click';
   line: number;
   code: string;
+  /** The domain of the link clicked, as in its link's line (null: the default one). */
+  domain: string | null;
 }
 
 export interface BadEntry {
@@ -45,7 +54,13 @@ export interface Input {
   format: FormatName;
   /** What the file was read as, e.g. "Shlink CSV". */
   description: string;
+  /** Its entries; or, read instead (the two share the file), `domains`. */
   entries: AsyncGenerator<Entry>;
+  /**
+   * The domain of each link row, as LinkEntry's (bad rows and click records left out),
+   * without the rest of the row's checks: the quick first reading of a file's domains.
+   */
+  domains: AsyncGenerator<string | null>;
 }
 
 /** A field's value: a string or number, null when given empty, undefined when absent. */
@@ -63,17 +78,49 @@ function truthy(value: unknown): boolean {
   return value === true || value === 1 || /^(true|1|yes)$/i.test(text(value) ?? '');
 }
 
-/** The code in a short URL: its path without the leading `/` (`bit.ly/abc` works too). */
-function codeOfShortUrl(value: string): string | undefined {
+/** The parts of a row's short URL; undefined when it has none. */
+function shortUrlOf(field: Field): ReturnType<typeof shortUrlParts> | undefined {
+  const short = text(field('shortUrl'));
+  return short === null ? undefined : shortUrlParts(short);
+}
+
+/**
+ * The domain a row names: its domain column when the file has one (null when empty:
+ * the file's default domain); else its short URL's host, which names it as much
+ * (Bitly's links, Shlink's older exports); else null.
+ */
+export function rowDomain(field: Field, shortUrl = shortUrlOf(field)): string | null {
+  const given = field('domain');
+  return given !== undefined ? text(given) : (shortUrl?.domain ?? null);
+}
+
+/**
+ * The domain and code of a short URL: its host, and its path without the leading `/`
+ * (`bit.ly/abc` works too). One that is no URL names its domain as written, which the
+ * import then refuses as no host.
+ */
+function shortUrlParts(value: string): { domain: string; code: string | undefined } {
   const url = URL.parse(/^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `https://${value}`);
-  if (url === null) return undefined;
+  if (url === null) return { domain: value, code: undefined };
   const path = url.pathname.replace(/^\/+/, '');
   try {
-    return path === '' ? undefined : decodeURIComponent(path);
+    return { domain: url.host, code: path === '' ? undefined : decodeURIComponent(path) };
   } catch {
     // A broken %-escape: the code as written, which the code rules then judge.
-    return path;
+    return { domain: url.host, code: path };
   }
+}
+
+/**
+ * A row's tags as written: a JSON list, or text separated by `|` (Shlink's) or `,` (its
+ * older exports'); kurz's tag rule, which allows neither, is applied later.
+ */
+function tagList(value: unknown): string[] {
+  if (value === undefined || value === null) return [];
+  const tags = Array.isArray(value)
+    ? value.map((tag) => (typeof tag === 'string' ? tag : JSON.stringify(tag)))
+    : String(value).split(/[|,]/);
+  return tags.map((tag) => tag.trim()).filter((tag) => tag !== '');
 }
 
 export function linkEntry(line: number, format: FormatName, field: Field): Entry {
@@ -84,11 +131,9 @@ export function linkEntry(line: number, format: FormatName, field: Field): Entry
   if (truthy(field('protected'))) {
     return bad('the link has a password in Kutt, which its export does not carry');
   }
-  let code = text(field('code')) ?? undefined;
-  if (code === undefined) {
-    const short = text(field('shortUrl'));
-    if (short !== null) code = codeOfShortUrl(short);
-  }
+  const shortUrl = shortUrlOf(field);
+  const code = text(field('code')) ?? shortUrl?.code;
+  const domain = rowDomain(field, shortUrl);
   const date = (role: Role, name: string): number | null | BadEntry => {
     const value = field(role);
     if (value === undefined || value === null || value === '') return null;
@@ -114,6 +159,7 @@ export function linkEntry(line: number, format: FormatName, field: Field): Entry
     kind: 'link',
     line,
     code,
+    domain,
     url,
     createdAt: created ?? undefined,
     source: null,
@@ -121,6 +167,7 @@ export function linkEntry(line: number, format: FormatName, field: Field): Entry
     maxClicks,
     limitedClicks: maxClicks === null ? 0 : Math.min(used ?? 0, maxClicks),
     passwordHash: null,
+    tags: tagList(field('tags')),
   };
   if (format === 'kurz') {
     const owner = field('owner');
@@ -146,6 +193,7 @@ export function clickEntry(line: number, fields: Map<string, unknown>): Entry {
     kind: 'click',
     line,
     code,
+    domain: string('domain'),
     createdAt: at,
     source: string('source'),
     querySource: string('querysource'),

@@ -1,10 +1,11 @@
 // Writes links (and with `clicks`, their click records) as kurz's export: JSON Lines or
 // CSV. Links are read a chunk at a time in the list's newest-first order (keyset pages,
 // one short read each), so any number of links is written in flat memory, and a kurz
-// serving the same database is never held up by a long read.
+// serving the same database is never held up by a long read. Each link names its domain
+// by host (null for the default one), so an import puts it back on the same domain.
 
 import type { ClickRow } from '../domain/clicks.ts';
-import type { LinkCursor, LinkDetail, Store } from '../store/store.ts';
+import { DEFAULT_DOMAIN, type LinkCursor, type LinkDetail, type Store } from '../store/store.ts';
 import { csvLine } from './csv.ts';
 import { CSV_COLUMNS, clickRecord, csvValues, exportHeader, linkRecord } from './kurz-format.ts';
 
@@ -38,6 +39,7 @@ export async function exportLinks(
   const owners = new Map((await store.listUsers()).map((u) => [u.id, u.email]));
   const ownerOf = (link: LinkDetail) =>
     link.userId === null ? null : (owners.get(link.userId) ?? null);
+  const domains = await domainHosts(store);
   const counts = { links: 0, clicks: 0 };
   await sink.write(
     options.format === 'csv'
@@ -53,7 +55,11 @@ export async function exportLinks(
     });
     let text = '';
     for (const link of links) {
-      const record = linkRecord(link, ownerOf(link));
+      const domain = await domains.of(link.domainId);
+      // Its domain was removed since the page was read, and the link with it.
+      if (domain === undefined) continue;
+      const record = linkRecord(link, ownerOf(link), domain);
+      counts.links++;
       if (options.format === 'csv') {
         text += csvLine(csvValues(record));
         continue;
@@ -63,9 +69,8 @@ export async function exportLinks(
       // A link's records are written as they are read: one link may have millions.
       await sink.write(text);
       text = '';
-      counts.clicks += await exportClicks(store, link, sink);
+      counts.clicks += await exportClicks(store, link, domain, sink);
     }
-    counts.links += links.length;
     await sink.write(text);
     const last = links.at(-1);
     if (last === undefined || links.length < LINK_CHUNK) return counts;
@@ -73,14 +78,35 @@ export async function exportLinks(
   }
 }
 
-async function exportClicks(store: Store, link: LinkDetail, sink: ExportSink): Promise<number> {
+/**
+ * The host of each domain by id (null for the default one), read again when a link names
+ * one added since; undefined for one that is gone.
+ */
+async function domainHosts(store: Store) {
+  const read = async () => new Map((await store.listDomains()).map((d) => [d.id, d.host]));
+  let hosts = await read();
+  return {
+    async of(id: number): Promise<string | null | undefined> {
+      if (id === DEFAULT_DOMAIN) return null;
+      if (!hosts.has(id)) hosts = await read();
+      return hosts.get(id);
+    },
+  };
+}
+
+async function exportClicks(
+  store: Store,
+  link: LinkDetail,
+  domain: string | null,
+  sink: ExportSink,
+): Promise<number> {
   let written = 0;
   let afterId = 0;
   for (;;) {
     const rows = await store.clickRows(link.id, afterId, CLICK_CHUNK);
     if (rows.length > 0) {
       await sink.write(
-        rows.map((row) => `${JSON.stringify(clickRecord(link.shortCode, row))}\n`).join(''),
+        rows.map((row) => `${JSON.stringify(clickRecord(link.shortCode, domain, row))}\n`).join(''),
       );
       written += rows.length;
       afterId = (rows.at(-1) as ClickRow).id;

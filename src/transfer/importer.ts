@@ -1,24 +1,31 @@
 // Puts the entries of an export file into the store, a batch at a time (one lookup of
-// the batch's codes, one insert): a link keeps its code when it is free; one already
-// there (same code, URL and owner) is skipped, so a second run imports nothing; a code
-// held by another link, or one kurz does not allow, is a conflict, reported and skipped
-// or given a new code. A bad row is reported with its line and never stops the others.
+// the batch's codes, one insert): a link goes to the domain its row names (domain-map.ts)
+// and keeps its code when it is free there; one already there (same domain, code, URL
+// and owner) is skipped, so a second run imports nothing; a code held by another link of
+// the domain, or one kurz does not allow, is a conflict, reported and skipped or given a
+// new code. A bad row is reported with its line and never stops the others.
 
-import { CODE_PATTERN, generateCode, isReservedCode } from '../domain/codes.ts';
-import { ApiError } from '../domain/errors.ts';
-import { MAX_CLICKS_LIMIT } from '../domain/link-settings.ts';
+import { generateCode } from '../domain/codes.ts';
+import { baseUrlHost, type OwnHosts, ownHostsOf } from '../domain/own-hosts.ts';
 import {
-  codePointLength,
   cut as cutLabel,
   REFERRER_MAX_LENGTH,
   SOURCE_MAX_LENGTH,
   storable,
   USER_AGENT_MAX_LENGTH,
 } from '../domain/sources.ts';
-import { type Blocklist, checkTarget } from '../domain/targets.ts';
-import { parseTargetUrl } from '../domain/urls.ts';
-import type { Click, CodeHolder, Link, NewLink, Store, User } from '../store/store.ts';
+import type { Blocklist } from '../domain/targets.ts';
+import {
+  type Click,
+  type CodeHolder,
+  DEFAULT_DOMAIN,
+  type Link,
+  type Store,
+  type User,
+} from '../store/store.ts';
+import { DomainMap } from './domain-map.ts';
 import type { ClickEntry, Entry, LinkEntry } from './entries.ts';
+import { type Candidate, checkRow, cut } from './import-rows.ts';
 
 export interface ImportOptions {
   /** The account every link goes to; undefined: as kurz's export says, else no one. */
@@ -27,8 +34,16 @@ export interface ImportOptions {
   dryRun: boolean;
   /** A conflict's link is imported under a new code rather than skipped. */
   renameConflicts: boolean;
-  /** kurz's public address: a link to it is refused, as the API refuses it. */
+  /**
+   * kurz's public address: a link to it is refused, as the API refuses it; its host is
+   * the default domain's.
+   */
   baseUrl: string;
+  /**
+   * Where each row's domain goes (--domain-map, checked before the import); without it,
+   * to the domain of this kurz with its host, and a row of any other is a bad row.
+   */
+  domains?: DomainMap;
   blocklist: Blocklist | undefined;
   /** Links per batch: one lookup and one insert (one transaction) each. */
   batchSize?: number;
@@ -64,20 +79,6 @@ const CLICK_BATCH = 5000;
 /** New codes tried for one link before the import gives up on it (each is 62^7 to one). */
 const CODE_TRIES = 5;
 
-/** A link row that passed kurz's rules, with its owner found. */
-interface Candidate {
-  line: number;
-  /** The code as the file gives it (the key its click records use). */
-  given: string | undefined;
-  /** The code it keeps: undefined when a new one is made. */
-  code: string | undefined;
-  link: Omit<NewLink, 'shortCode'>;
-  /** Whether the file gave the creation time (else it is the import's). */
-  dated: boolean;
-  /** Why the given code cannot be kept; undefined: no conflict. */
-  conflict?: string;
-}
-
 /** A link about to be inserted, under its own code or a new one. */
 interface Planned {
   candidate: Candidate;
@@ -88,8 +89,19 @@ interface Planned {
 /** What a code is known to hold within this run: a row of the file, or a stored link. */
 type Holder = Pick<CodeHolder, 'originalUrl' | 'userId'> & { line?: number };
 
-/** A value shortened for a report line. */
-const cut = (text: string, max = 80) => (text.length > max ? `${text.slice(0, max)}…` : text);
+/** A code on a domain, as the maps of this run hold it (no code holds a space). */
+const codeKey = (domainId: number, code: string) => `${domainId} ${code}`;
+
+/** Codes grouped by domain, each once, for one lookup per domain. */
+function codesByDomain(candidates: readonly Candidate[]): Map<number, string[]> {
+  const byDomain = new Map<number, Set<string>>();
+  for (const { code, link } of candidates) {
+    if (code === undefined) continue;
+    const codes = byDomain.get(link.domainId) ?? new Set<string>();
+    byDomain.set(link.domainId, codes.add(code));
+  }
+  return new Map([...byDomain].map(([domainId, codes]) => [domainId, [...codes]]));
+}
 
 /** A click's label as the click writer keeps it: storable, at most `max` characters. */
 const label = (value: string | null, max: number) =>
@@ -112,12 +124,16 @@ export class Importer {
   private readonly summary: ImportSummary = emptySummary();
   private readonly batchSize: number;
   private readonly now: number;
+  /** kurz's own hosts (the base URL's, every registered domain's): no link may point to one. */
+  private own: OwnHosts = ownHostsOf([]);
   /** Accounts by e-mail and by id (for kurz's owners and for saying whose a code is). */
   private users: { byEmail: Map<string, number>; byId: Map<number, string> } | undefined;
-  /** The id of each link this run made, by the code the file gives it (for its clicks). */
+  /** The id of each link this run made, by codeKey of the code the file gives it (for its clicks). */
+
   private readonly made = new Map<string, number>();
-  /** A dry run stores nothing: the codes it would have taken, so later rows see them. */
+  /** A dry run stores nothing: the codes it would have taken (codeKey), so later rows see them. */
   private readonly planned = new Map<string, Holder>();
+  private domains: DomainMap | undefined;
   /** The batch's reports, told in line order once it is done. */
   private reports: { line: number; message: string }[] = [];
 
@@ -131,11 +147,15 @@ export class Importer {
   }
 
   async run(entries: AsyncIterable<Entry>): Promise<ImportSummary> {
+    this.domains = this.options.domains ?? (await DomainMap.open(this.store, this.options.baseUrl));
     const users = await this.store.listUsers();
     this.users = {
       byEmail: new Map(users.map((u) => [u.email, u.id])),
       byId: new Map(users.map((u) => [u.id, u.email])),
     };
+    const base = baseUrlHost(this.options.baseUrl);
+    const domains = (await this.store.listDomains()).map((domain) => domain.host);
+    this.own = ownHostsOf(base === undefined ? domains : [base, ...domains]);
     let links: Candidate[] = [];
     let clicks: ClickEntry[] = [];
     for await (const entry of entries) {
@@ -168,62 +188,25 @@ export class Importer {
     return undefined;
   }
 
-  /** A row by kurz's rules (URL, source, settings, owner); undefined when it is bad. */
+  /** A row by kurz's rules (import-rows.ts); undefined when it is bad. */
   private check(entry: LinkEntry): Candidate | undefined {
-    const { line } = entry;
-    try {
-      parseTargetUrl(entry.url);
-      checkTarget(entry.url, { baseUrl: this.options.baseUrl }, this.options.blocklist);
-    } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
-      return this.bad(line, `${error.message} ("${cut(entry.url)}")`);
-    }
-    if (entry.source !== null && codePointLength(entry.source) > SOURCE_MAX_LENGTH) {
-      return this.bad(line, `the source is longer than ${SOURCE_MAX_LENGTH} characters`);
-    }
-    if (entry.maxClicks !== null && entry.maxClicks > MAX_CLICKS_LIMIT) {
-      return this.bad(line, `max_clicks is above ${MAX_CLICKS_LIMIT}`);
-    }
-    if (entry.passwordHash !== null && !/^\$(argon2(id|i|d)|2[aby])\$/.test(entry.passwordHash)) {
-      return this.bad(line, 'password_hash is not an argon2 or bcrypt hash');
-    }
-    let owner: number | null = this.options.owner?.id ?? null;
-    if (this.options.owner === undefined && typeof entry.owner === 'string') {
-      const email = entry.owner.toLowerCase();
-      const id = this.users?.byEmail.get(email);
-      if (id === undefined) {
-        return this.bad(
-          line,
-          `the owner ${cut(email, 100)} has no account here (make it with kurz user add, or give --owner)`,
-        );
-      }
-      owner = id;
-    }
-    const candidate: Candidate = {
-      line,
-      given: entry.code,
-      code: entry.code,
-      dated: entry.createdAt !== undefined,
-      link: {
-        userId: owner,
-        originalUrl: entry.url,
-        source: entry.source === null ? null : storable(entry.source),
-        createdAt: entry.createdAt ?? this.now,
-        expiresAt: entry.expiresAt,
-        maxClicks: entry.maxClicks,
-        limitedClicks: entry.limitedClicks,
-        passwordHash: entry.passwordHash,
-      },
-    };
-    const code = entry.code;
-    if (code !== undefined && !CODE_PATTERN.test(code)) {
-      candidate.code = undefined;
-      candidate.conflict = `is not a kurz code (1 to 32 letters, digits, _ and -)`;
-    } else if (code !== undefined && isReservedCode(code)) {
-      candidate.code = undefined;
-      candidate.conflict = 'is reserved in kurz';
-    }
-    return candidate;
+    const checked = checkRow(entry, {
+      ...this.options,
+      own: this.own,
+      now: this.now,
+      domains: this.domains as DomainMap,
+      accountOf: (email) => this.users?.byEmail.get(email),
+    });
+    return typeof checked === 'string' ? this.bad(entry.line, checked) : checked;
+  }
+
+  /** A row's code as reports name it: quoted, with its domain unless that is the default one. */
+  private codeName(candidate: Candidate): string {
+    const code = `"${cut(candidate.given ?? '', 40)}"`;
+    const { domainId } = candidate.link;
+    return domainId === DEFAULT_DOMAIN
+      ? code
+      : `${code} on ${(this.domains as DomainMap).hostOf(domainId)}`;
   }
 
   /** What holds a code, as a conflict's report says it. */
@@ -249,7 +232,7 @@ export class Importer {
       return;
     }
     this.summary.conflicts++;
-    this.report(candidate.line, `code "${cut(candidate.given ?? '', 40)}" ${why}; skipped`);
+    this.report(candidate.line, `code ${this.codeName(candidate)} ${why}; skipped`);
   }
 
   /** A conflict's link, imported (or in a dry run, to be) under a new code. */
@@ -258,16 +241,14 @@ export class Importer {
     this.summary.renamed++;
     this.report(
       candidate.line,
-      `code "${cut(candidate.given ?? '', 40)}" ${candidate.conflict}; ${outcome}`,
+      `code ${this.codeName(candidate)} ${candidate.conflict}; ${outcome}`,
     );
   }
 
   private async flush(batch: Candidate[], clicks: ClickEntry[]): Promise<void> {
     const plans: Planned[] = [];
     const renames: Candidate[] = [];
-    const codes = [...new Set(batch.flatMap((c) => (c.code === undefined ? [] : [c.code])))];
-    const stored = codes.length > 0 ? await this.store.findLinksByCodes(codes) : [];
-    const holders = new Map<string, Holder>(stored.map((h) => [h.shortCode, h]));
+    const holders = await this.holders(batch);
     for (const candidate of batch) {
       const { code } = candidate;
       if (code === undefined) {
@@ -275,9 +256,10 @@ export class Importer {
         else this.conflict(candidate, candidate.conflict, renames);
         continue;
       }
-      const holder = holders.get(code) ?? this.planned.get(code);
+      const key = codeKey(candidate.link.domainId, code);
+      const holder = holders.get(key) ?? this.planned.get(key);
       if (holder === undefined) {
-        holders.set(code, { ...candidate.link, line: candidate.line });
+        holders.set(key, { ...candidate.link, line: candidate.line });
         plans.push({ candidate, code, fresh: false });
       } else if (
         holder.originalUrl === candidate.link.originalUrl &&
@@ -301,9 +283,21 @@ export class Importer {
     this.reporter.progress(this.summary.read);
   }
 
+  /** The stored links holding the candidates' codes, by codeKey: one lookup per domain. */
+  private async holders(candidates: readonly Candidate[]): Promise<Map<string, Holder>> {
+    const holders = new Map<string, Holder>();
+    for (const [domainId, codes] of codesByDomain(candidates)) {
+      for (const holder of await this.store.findLinksByCodes(codes, domainId)) {
+        holders.set(codeKey(domainId, holder.shortCode), holder);
+      }
+    }
+    return holders;
+  }
+
   /**
    * The links to give a new code, less those a run before gave one: the owner has a link
-   * with the same URL made at the same time (so --rename-conflicts stays idempotent).
+   * on the same domain with the same URL made at the same time (so --rename-conflicts
+   * stays idempotent).
    */
   private async notYetImported(renames: Candidate[]): Promise<Candidate[]> {
     const byOwner = new Map<number | null, Candidate[]>();
@@ -316,9 +310,12 @@ export class Importer {
     for (const [owner, candidates] of byOwner) {
       const times = [...new Set(candidates.map((c) => c.link.createdAt))];
       const links = await this.store.findLinksCreatedAt(owner, times);
-      const codes = new Map(links.map((l) => [`${l.createdAt} ${l.originalUrl}`, l.shortCode]));
+      const codes = new Map(
+        links.map((l) => [`${l.domainId} ${l.createdAt} ${l.originalUrl}`, l.shortCode]),
+      );
       for (const candidate of candidates) {
-        const code = codes.get(`${candidate.link.createdAt} ${candidate.link.originalUrl}`);
+        const { domainId, createdAt, originalUrl } = candidate.link;
+        const code = codes.get(`${domainId} ${createdAt} ${originalUrl}`);
         if (code !== undefined) found.set(candidate, code);
       }
     }
@@ -329,7 +326,7 @@ export class Importer {
       if (candidate.conflict !== undefined) {
         this.report(
           candidate.line,
-          `code "${cut(candidate.given ?? '', 40)}" ${candidate.conflict}; already imported as "${code}"`,
+          `code ${this.codeName(candidate)} ${candidate.conflict}; already imported as "${code}"`,
         );
       }
       return false;
@@ -340,9 +337,13 @@ export class Importer {
   private pretend(plans: Planned[]): void {
     for (const { candidate, code, fresh } of plans) {
       this.summary.imported++;
-      if (candidate.given !== undefined) this.made.set(candidate.given, -1);
-      if (!fresh) this.planned.set(code, { ...candidate.link, line: candidate.line });
-      else if (candidate.conflict !== undefined) {
+      this.madeLink(candidate, -1);
+      if (!fresh) {
+        this.planned.set(codeKey(candidate.link.domainId, code), {
+          ...candidate.link,
+          line: candidate.line,
+        });
+      } else if (candidate.conflict !== undefined) {
         this.renamed(candidate, 'would be imported under a new code');
       }
     }
@@ -369,11 +370,10 @@ export class Importer {
         else this.bad(plan.candidate.line, `no free code was found in ${CODE_TRIES} tries`);
       });
       if (lost.length > 0) {
-        const stored = await this.store.findLinksByCodes(lost.map((c) => c.code as string));
-        const holders = new Map(stored.map((h) => [h.shortCode, h]));
+        const holders = await this.holders(lost);
         const renames: Candidate[] = [];
         for (const candidate of lost) {
-          const holder = holders.get(candidate.code as string);
+          const holder = holders.get(codeKey(candidate.link.domainId, candidate.code as string));
           if (
             holder !== undefined &&
             holder.originalUrl === candidate.link.originalUrl &&
@@ -396,9 +396,16 @@ export class Importer {
     }
   }
 
+  /** Remembers a link this run made (-1 in a dry run), for its click records. */
+  private madeLink(candidate: Candidate, id: number): void {
+    if (candidate.given !== undefined) {
+      this.made.set(codeKey(candidate.link.domainId, candidate.given), id);
+    }
+  }
+
   private imported({ candidate, fresh }: Planned, link: Link): void {
     this.summary.imported++;
-    if (candidate.given !== undefined) this.made.set(candidate.given, link.id);
+    this.madeLink(candidate, link.id);
     if (fresh && candidate.conflict !== undefined) {
       this.renamed(candidate, `imported as "${link.shortCode}"`);
     }
@@ -411,7 +418,11 @@ export class Importer {
   private async importClicks(entries: ClickEntry[]): Promise<void> {
     const clicks: Click[] = [];
     for (const entry of entries) {
-      const linkId = this.made.get(entry.code);
+      const placement = (this.domains as DomainMap).place(entry.domain);
+      const linkId =
+        placement.kind === 'placed'
+          ? this.made.get(codeKey(placement.domainId, entry.code))
+          : undefined;
       if (linkId === undefined) {
         this.summary.clicks.skipped++;
         continue;

@@ -2,7 +2,15 @@
 // API answer that lists them), its format told from its first object's fields.
 
 import { COLUMNS, type FormatName, NAMES, normalize, type Role, recognise } from './columns.ts';
-import { clickEntry, type Entry, type Input, InputError, linkEntry } from './entries.ts';
+import {
+  clickEntry,
+  type Entry,
+  type Field,
+  type Input,
+  InputError,
+  linkEntry,
+  rowDomain,
+} from './entries.ts';
 import { type JsonItem, jsonLines, jsonObjects, listsObjects } from './json-objects.ts';
 import { EXPORT_VERSION } from './kurz-format.ts';
 
@@ -55,41 +63,63 @@ export async function readJson(
   }
   const chosen = format;
   const columns = COLUMNS[chosen];
+  /** Every item after kurz's header line. */
+  async function* all(): AsyncGenerator<JsonItem> {
+    if (version === undefined) yield firstItem;
+    yield* items;
+  }
   async function* entries(): AsyncGenerator<Entry> {
-    const header = version !== undefined;
-    for (const item of header ? [] : [firstItem]) yield fromJson(item, chosen, columns);
-    for await (const item of items) yield fromJson(item, chosen, columns);
+    for await (const item of all()) yield fromJson(item, chosen, columns);
+  }
+  // Only the fields that name a domain, or make a line a click record, are kept.
+  const naming = new Set(['click', ...(columns.domain ?? []), ...(columns.shortUrl ?? [])]);
+  async function* domains(): AsyncGenerator<string | null> {
+    for await (const item of all()) {
+      if (!('value' in item)) continue;
+      const fields = fieldsOf(item.value, naming);
+      if (chosen === 'kurz' && fields.has('click')) continue;
+      yield rowDomain(byRole(fields, columns));
+    }
   }
   const kind = lines ? 'JSON Lines' : 'JSON';
   const description =
     version !== undefined
       ? `kurz export (${kind}, version ${version})`
       : `${NAMES[chosen]} ${kind}`;
-  return { format: chosen, description, entries: entries() };
+  return { format: chosen, description, entries: entries(), domains: domains() };
 }
 
 /**
- * A JSON object's fields by normalized name. An object within it adds its fields under
- * both their own name and the name prefixed with its key (Shlink's meta.validUntil is
- * `validuntil` and `metavaliduntil`); an array of strings gives its first (Bitly's
- * custom_bitlinks).
+ * A JSON object's fields by normalized name (`only` those, when given). An object within
+ * it adds its fields under both their own name and the name prefixed with its key
+ * (Shlink's meta.validUntil is `validuntil` and `metavaliduntil`); an array is kept
+ * whole (see one).
  */
-function fieldsOf(object: Record<string, unknown>): Map<string, unknown> {
+function fieldsOf(
+  object: Record<string, unknown>,
+  only?: ReadonlySet<string>,
+): Map<string, unknown> {
   const fields = new Map<string, unknown>();
+  const wanted = (name: string) => only === undefined || only.has(name);
   for (const [key, value] of Object.entries(object)) {
     const name = normalize(key);
-    if (Array.isArray(value)) {
-      if (typeof value[0] === 'string') fields.set(name, value[0]);
-    } else if (value !== null && typeof value === 'object') {
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
       for (const [inner, innerValue] of Object.entries(value as Record<string, unknown>)) {
-        fields.set(name + normalize(inner), innerValue);
-        if (!fields.has(normalize(inner))) fields.set(normalize(inner), innerValue);
+        const innerName = normalize(inner);
+        if (wanted(name + innerName)) fields.set(name + innerName, innerValue);
+        if (wanted(innerName) && !fields.has(innerName)) fields.set(innerName, innerValue);
       }
-    } else {
+    } else if (wanted(name)) {
       fields.set(name, value);
     }
   }
   return fields;
+}
+
+/** A field's value for a role: tags are a list; a list elsewhere gives its first string (custom_bitlinks). */
+function one(role: Role, value: unknown): unknown {
+  if (!Array.isArray(value) || role === 'tags') return value;
+  return value.find((item) => typeof item === 'string');
 }
 
 function fromJson(
@@ -100,11 +130,16 @@ function fromJson(
   if (!('value' in item)) return { kind: 'bad', line: item.line, reason: item.error };
   const fields = fieldsOf(item.value);
   if (format === 'kurz' && fields.has('click')) return clickEntry(item.line, fields);
-  return linkEntry(item.line, format, (role) => {
+  return linkEntry(item.line, format, byRole(fields, columns));
+}
+
+/** An object's fields by role: the first of the role's names with a value; null when given empty. */
+function byRole(fields: Map<string, unknown>, columns: Partial<Record<Role, string[]>>): Field {
+  return (role) => {
     for (const name of columns[role] ?? []) {
-      const value = fields.get(name);
+      const value = one(role, fields.get(name));
       if (value !== undefined && value !== null && value !== '') return value;
     }
     return fields.has(columns[role]?.[0] ?? '') ? null : undefined;
-  });
+  };
 }

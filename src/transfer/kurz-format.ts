@@ -9,8 +9,11 @@ import { VERSION } from '../version.ts';
 /**
  * The shape's version, in the first line of JSON Lines. Raised when a field changes
  * meaning or is removed; new fields may be added without it (readers ignore unknown ones).
+ * 2: links carry their domain, and a code is unique only with it (a kurz of version 1
+ * would have put every link on its default domain); and their tags. Version 1 files,
+ * without either, are read as all on the default domain, without tags.
  */
-export const EXPORT_VERSION = 1;
+export const EXPORT_VERSION = 2;
 
 /** The first line of a JSON Lines export. */
 export interface ExportHeader {
@@ -24,6 +27,11 @@ export interface ExportHeader {
 /** A link's line: everything needed to make the link again. */
 export interface LinkRecord {
   code: string;
+  /**
+   * The host of the link's short domain; null: the default one (--base-url's), which is
+   * the importing kurz's default domain, whatever its address.
+   */
+  domain: string | null;
   url: string;
   created_at: string;
   /** The owner's e-mail; null: the link belongs to no one (open mode's links). */
@@ -37,12 +45,16 @@ export interface LinkRecord {
   password_hash: string | null;
   /** All-time clicks, for the reader's information: importing does not invent clicks. */
   clicks: number;
+  /** Lower-cased, in alphabetical order; in CSV joined by `|`. */
+  tags: string[];
 }
 
 /** A click record's line (with --clicks), after its link's line. */
 export interface ClickRecord {
   /** The code of the link clicked, as in its link's line. */
   click: string;
+  /** Its link's domain, as in its link's line. */
+  domain: string | null;
   at: string;
   source: string | null;
   query_source: string | null;
@@ -51,7 +63,10 @@ export interface ClickRecord {
   country: string | null;
 }
 
-/** The CSV export's columns, in order: a link's fields under the same names. */
+/**
+ * The CSV export's columns, in order: a link's fields under the same names, those added
+ * since the first version last (a reader by position still finds the others).
+ */
 export const CSV_COLUMNS = [
   'code',
   'url',
@@ -63,6 +78,8 @@ export const CSV_COLUMNS = [
   'limited_clicks',
   'password_hash',
   'clicks',
+  'domain',
+  'tags',
 ] as const satisfies readonly (keyof LinkRecord)[];
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -71,9 +88,15 @@ export function exportHeader(clicks: boolean, now = Date.now()): ExportHeader {
   return { kurz_export: EXPORT_VERSION, kurz_version: VERSION, exported_at: iso(now), clicks };
 }
 
-export function linkRecord(link: LinkDetail, owner: string | null): LinkRecord {
+/** A link's line; `domain`: its domain's host, null for the default one. */
+export function linkRecord(
+  link: LinkDetail,
+  owner: string | null,
+  domain: string | null,
+): LinkRecord {
   return {
     code: link.shortCode,
+    domain,
     url: link.originalUrl,
     created_at: iso(link.createdAt),
     owner,
@@ -83,12 +106,14 @@ export function linkRecord(link: LinkDetail, owner: string | null): LinkRecord {
     limited_clicks: link.maxClicks === null ? 0 : link.limitedClicks,
     password_hash: link.passwordHash,
     clicks: link.clicks,
+    tags: link.tags,
   };
 }
 
-export function clickRecord(code: string, row: ClickRow): ClickRecord {
+export function clickRecord(code: string, domain: string | null, row: ClickRow): ClickRecord {
   return {
     click: code,
+    domain,
     at: iso(row.createdAt),
     source: row.source,
     query_source: row.querySource,
@@ -102,6 +127,7 @@ export function clickRecord(code: string, row: ClickRow): ClickRecord {
 export function csvValues(record: LinkRecord): string[] {
   return CSV_COLUMNS.map((column) => {
     const value = record[column];
+    if (Array.isArray(value)) return value.join('|');
     return value === null ? '' : String(value);
   });
 }

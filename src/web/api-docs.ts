@@ -5,7 +5,7 @@
 
 import { type AnyElysia, Elysia, type TSchema } from 'elysia';
 import type { Mode } from '../config/config.ts';
-import { ErrorBody, keywordsOfRule, SOMETIMES } from '../http/model.ts';
+import { BROWSER_REFUSALS, ErrorBody, keywordsOfRule, SOMETIMES } from '../http/model.ts';
 import { VERSION } from '../version.ts';
 import { escapeHtml } from './html.ts';
 import { SECURITY_HEADERS } from './routes.ts';
@@ -45,6 +45,15 @@ function documentation(mode: Mode, baseUrl: string) {
       },
       { name: 'stats', description: 'The traffic of a link: daily clicks, top lists, records.' },
       {
+        name: 'domains',
+        description:
+          'The short domains links are served under: the default one (`--base-url`) and those the operator adds.',
+      },
+      {
+        name: 'tags',
+        description: 'The tags links carry, and the traffic of the links that carry one.',
+      },
+      {
         name: 'webhooks',
         description:
           'Being told of links created, changed and deleted, and of clicks, by signed HTTPS calls (Standard Webhooks).',
@@ -52,8 +61,8 @@ function documentation(mode: Mode, baseUrl: string) {
       { name: 'redirect', description: 'Following a short link.' },
       { name: 'health', description: 'Whether the service and its database work.' },
     ],
-    securitySchemes:
-      mode === 'accounts'
+    securitySchemes: {
+      ...(mode === 'accounts'
         ? {
             bearer: {
               type: 'http',
@@ -62,14 +71,16 @@ function documentation(mode: Mode, baseUrl: string) {
               description: 'The token from register or login, as `Authorization: Bearer <token>`.',
             },
           }
-        : {
-            adminToken: {
-              type: 'http',
-              scheme: 'bearer',
-              description:
-                'The operator’s admin token (`--admin-token`), as `Authorization: Bearer <token>`: needed to change or delete links in open mode.',
-            },
-          },
+        : {}),
+      adminToken: {
+        type: 'http',
+        scheme: 'bearer',
+        description:
+          mode === 'accounts'
+            ? 'The operator’s admin token (`--admin-token`), as `Authorization: Bearer <token>`: needed to manage the short domains.'
+            : 'The operator’s admin token (`--admin-token`), as `Authorization: Bearer <token>`: needed to change or delete links in open mode, and to manage the short domains.',
+      },
+    },
   };
 }
 
@@ -94,13 +105,21 @@ export async function openApiDocument(app: AnyElysia, mode: Mode, baseUrl: strin
   ) as Json;
   // Bodies are read by kurz's own parse hook (64 KiB limit, any Content-Type), which
   // the generator cannot name a media type for: they are JSON.
+  // A body a route only documents (http/model.ts, documentedBody) is read the same way.
   for (const route of app.routes) {
-    const body = route.hooks?.body as TSchema | undefined;
+    const body = (route.hooks?.body ??
+      route.hooks?.detail?.requestBody?.content?.['application/json']?.schema) as
+      | TSchema
+      | undefined;
     const operation =
       generated.paths[route.path.replace(/:([^/]+)/g, '{$1}')]?.[route.method.toLowerCase()];
     if (body && operation?.requestBody) {
-      operation.requestBody.content = {
-        'application/json': { schema: unwrapSchema(body, undefined, 'input', OPENAPI_VERSION) },
+      // A copy: the documented body is the route's own object.
+      operation.requestBody = {
+        ...operation.requestBody,
+        content: {
+          'application/json': { schema: unwrapSchema(body, undefined, 'input', OPENAPI_VERSION) },
+        },
       };
     }
   }
@@ -194,8 +213,7 @@ function fixResponses(paths: Json): void {
 /** Methods the cross-origin hook (http/cross-origin.ts) refuses from a foreign site. */
 const STATE_CHANGING = new Set(['post', 'put', 'patch', 'delete']);
 const CROSS_ORIGIN_REFUSAL = {
-  description:
-    '`Cross-origin request refused`: a browser sent it from a site not allowed by `--cors-origins`.',
+  description: BROWSER_REFUSALS,
   content: { 'application/json': { schema: JSON.parse(JSON.stringify(ErrorBody)) } },
 };
 

@@ -5,6 +5,8 @@
 import { Elysia } from 'elysia';
 import type { Mode, Registration } from '../config/config.ts';
 import { Messages } from '../domain/errors.ts';
+import { toLocationHeader } from '../domain/urls.ts';
+import type { DomainRegistry } from '../domains/registry.ts';
 import { errorResponse } from '../http/responses.ts';
 import { embeddedAssets } from './embedded-assets.ts' with { type: 'macro' };
 import { escapeHtml } from './html.ts';
@@ -52,9 +54,11 @@ export interface WebRoutesOptions {
   registration: Registration;
   /** The public address of short links (known once the server listens). */
   baseUrl: () => string;
+  /** The short domains: one may send its bare `/` elsewhere (its root_redirect). */
+  domains: Pick<DomainRegistry, 'several' | 'forHost'>;
 }
 
-export function webRoutes({ mode, baseUrl, registration }: WebRoutesOptions) {
+export function webRoutes({ mode, baseUrl, registration, domains }: WebRoutesOptions) {
   const assets = new Map<string, Asset>();
   for (const [name, body] of Object.entries(ASSETS)) {
     if (name !== 'index.html') assets.set(name, asset(name, body));
@@ -92,7 +96,17 @@ export function webRoutes({ mode, baseUrl, registration }: WebRoutesOptions) {
   };
 
   return new Elysia({ name: 'kurz/web', seed: mode })
-    .get('/', ({ request }) => serve(request, indexPage(), 'no-cache'))
+    .get('/', ({ request }) => {
+      // A short domain may send its bare address elsewhere; the default one shows the UI.
+      const domain = domains.several ? domains.forHost(request.headers.get('host')) : undefined;
+      if (domain?.rootRedirect) {
+        return new Response(null, {
+          status: 302,
+          headers: { location: toLocationHeader(domain.rootRedirect), 'cache-control': 'no-cache' },
+        });
+      }
+      return serve(request, indexPage(), 'no-cache');
+    })
     .get('/assets/:name', ({ params, request }) => {
       const file = assets.get(params.name);
       if (file === undefined) return errorResponse(404, Messages.notFound);

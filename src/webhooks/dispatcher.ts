@@ -7,6 +7,7 @@
 // transactions, is all that ties them.
 
 import { scheduleRetention } from '../clicks/retention.ts';
+import type { DomainOf } from '../links/link-json.ts';
 import { type Logger, throttled } from '../logger.ts';
 import type { DeliveryOutcome, DueDelivery, Store } from '../store/store.ts';
 import { VERSION } from '../version.ts';
@@ -33,8 +34,8 @@ export const DEFAULT_SCHEDULE: RetrySchedule = {
 
 export interface DispatcherOptions {
   store: Store;
-  /** The public address of short links, for the `short_url` of link events. */
-  baseUrl: () => string;
+  /** The host and base URL of a link's domain, for the `domain` and `short_url` of link events. */
+  domainOf: DomainOf;
   log: Logger;
   policy: TargetPolicy;
   schedule?: RetrySchedule;
@@ -215,7 +216,7 @@ export class WebhookDispatcher {
       const target = await abortable(pinnedTarget(new URL(message.url), this.policy), signal);
       const id = messageId(message);
       const timestamp = Math.floor(Date.now() / 1000);
-      const body = messageBody(message, this.options.baseUrl());
+      const body = messageBody(message, this.options.domainOf);
       const response = await fetch(target.url, {
         method: 'POST',
         headers: {

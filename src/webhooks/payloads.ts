@@ -7,11 +7,13 @@
 
 import { describeAgent } from '../analytics/user-agents.ts';
 import type { ClickEventRecord, DeliveryType, LinkEventRecord } from '../domain/webhooks.ts';
-import { isExpired, type LinkDetailJson, linkDetailToJson } from '../links/link-json.ts';
+import {
+  type DomainOf,
+  isExpired,
+  type LinkDetailJson,
+  linkDetailToJson,
+} from '../links/link-json.ts';
 import type { LinkDetail } from '../store/store.ts';
-
-const linkOfUser = linkDetailToJson('accounts');
-const linkOfNoOne = linkDetailToJson('open');
 
 /**
  * The data of a link event: the link as its owner saw it at GET /api/links/{code} when
@@ -22,6 +24,7 @@ const linkOfNoOne = linkDetailToJson('open');
 export function linkEventData(
   stored: LinkEventRecord | LinkDetailJson,
   at: number,
+  domainOf: DomainOf,
 ): LinkDetailJson {
   if (!('shortCode' in stored)) return stored;
   // The hash is never kept; the JSON only says whether there is one.
@@ -31,7 +34,7 @@ export function linkEventData(
     tags: stored.tags ?? [],
     passwordHash: stored.passwordProtected ? '' : null,
   };
-  const json = (link.userId === null ? linkOfNoOne : linkOfUser)(link);
+  const json = linkDetailToJson(link.userId === null ? 'open' : 'accounts', domainOf)(link);
   return { ...json, status: isExpired(link, at) ? 'expired' : 'active' };
 }
 
@@ -51,17 +54,17 @@ export function messageId(message: Pick<Message, 'id' | 'createdAt'>): string {
 }
 
 /** The body of every attempt of `message`. */
-export function messageBody(message: Message, baseUrl: string): string {
+export function messageBody(message: Message, domainOf: DomainOf): string {
   const data = JSON.parse(message.payload);
   return JSON.stringify({
     type: message.type,
     timestamp: new Date(message.createdAt).toISOString(),
-    data: withDerived(message.type, data, message.createdAt, baseUrl),
+    data: withDerived(message.type, data, message.createdAt, domainOf),
   });
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: the stored data is JSON of the records above
-function withDerived(type: DeliveryType, data: any, at: number, baseUrl: string): unknown {
+function withDerived(type: DeliveryType, data: any, at: number, domainOf: DomainOf): unknown {
   if (type === 'clicks') {
     return {
       clicks: (data.clicks as ClickEventRecord[]).map((click) => {
@@ -77,11 +80,14 @@ function withDerived(type: DeliveryType, data: any, at: number, baseUrl: string)
     };
   }
   if (type === 'ping') return data;
-  // The short URL beside the code, as the link object's fields are ordered.
+  // The short URL beside the code, as the link object's fields are ordered (a record
+  // kept as JSON before records were kept has none: its domain is the default one).
   const link: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(linkEventData(data, at))) {
+  const json = linkEventData(data, at, domainOf);
+  for (const [key, value] of Object.entries(json)) {
+    if (key === 'short_url') continue;
     link[key] = value;
-    if (key === 'short_code') link.short_url = `${baseUrl}/${value}`;
+    if (key === 'short_code') link.short_url = json.short_url ?? `${domainOf(0).baseUrl}/${value}`;
   }
   return link;
 }

@@ -11,7 +11,7 @@ import type { Mode } from '../config/config.ts';
 import { ApiError, Messages, notFound } from '../domain/errors.ts';
 import { MAX_WEBHOOKS, parseWebhookEvents, parseWebhookUrl } from '../domain/webhooks.ts';
 import { parseJsonBody, requireJsonObject } from '../http/body.ts';
-import { errorResponse, errorResponses } from '../http/model.ts';
+import { BROWSER_REFUSALS, errorResponse, errorResponses } from '../http/model.ts';
 import { jsonResponse } from '../http/responses.ts';
 import { type Store, WEBHOOK_LIMIT_REACHED, type Webhook } from '../store/store.ts';
 import type { WebhookDispatcher } from './dispatcher.ts';
@@ -27,8 +27,7 @@ import {
 import { newWebhookSecret } from './signature.ts';
 import { checkTarget } from './targets.ts';
 
-const CROSS_SITE =
-  " A browser's request from a site not allowed by `--cors-origins` is `Cross-origin request refused`.";
+const CROSS_SITE = ` ${BROWSER_REFUSALS}`;
 
 /** Ids are 32-bit integers (PostgreSQL's integer): a larger one names no webhook. */
 const MAX_ID = 2_147_483_647;

@@ -15,6 +15,15 @@ import {
   registerUser,
   serveOtherOrigin,
 } from '../support/browser.ts';
+import {
+  escapeRegExp,
+  fitsWidth,
+  register,
+  rowOf,
+  rows,
+  shortCodes,
+  waitForText,
+} from '../support/web-page.ts';
 
 // Functions given to page.evaluate run in Chromium. The project's tsconfig has no DOM
 // library (adding it breaks the server's Bun types), so this file declares the few page
@@ -109,34 +118,10 @@ async function withKurz(
   }
 }
 
-const rows = (page: Page) => page.locator('#link-rows tr');
-const rowOf = (page: Page, code: string) =>
-  rows(page).filter({ has: page.locator(`a.short-link[href$="/${code}"]`) });
-const shortCodes = (page: Page) =>
-  page
-    .locator('#link-rows a.short-link')
-    .evaluateAll((links) => links.map((a) => a.getAttribute('href')?.split('/').pop()));
-
-/** Waits until the locator's text is exactly `text` (polled by Playwright). */
-async function waitForText(locator: Locator, text: string, timeout = 10_000) {
-  await locator.filter({ hasText: new RegExp(`^${escapeRegExp(text)}$`) }).waitFor({ timeout });
-}
-
-function escapeRegExp(text: string) {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
-async function register(page: Page, email: string) {
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-  await page.getByRole('button', { name: 'Register' }).click();
-  await page.getByRole('button', { name: 'Log out' }).waitFor();
-}
-
 async function shorten(page: Page, fields: { url: string; code?: string; source?: string }) {
   await page.getByLabel('URL', { exact: true }).fill(fields.url);
   await page.getByLabel('Custom code').fill(fields.code ?? '');
-  await page.getByLabel('Source').fill(fields.source ?? '');
+  await page.getByLabel('Source', { exact: true }).fill(fields.source ?? '');
   await page.getByRole('button', { name: 'Shorten' }).click();
 }
 
@@ -386,6 +371,20 @@ describe('web UI, open mode', () => {
           });
         const ring = { visible: true, outline: 'solid 3px' };
 
+        // First the mode (one link or many, arrow keys switch), then the form.
+        // (The radio itself is hidden: its label shows the ring.)
+        await page.keyboard.press('Tab');
+        expect(
+          await page.evaluate(() => {
+            const radio = document.activeElement as PageElement;
+            const style = getComputedStyle(radio.closest('label') as PageElement);
+            return {
+              name: radio.getAttribute('value'),
+              visible: radio.matches(':focus-visible'),
+              outline: `${style.outlineStyle} ${style.outlineWidth}`,
+            };
+          }),
+        ).toEqual({ name: 'one', ...ring });
         await page.keyboard.press('Tab');
         expect(await focused()).toEqual({ id: 'url', text: null, ...ring });
         await page.keyboard.type(`${TARGET}/landing`);
@@ -396,7 +395,9 @@ describe('web UI, open mode', () => {
         expect(await focused()).toEqual({ id: 'source', text: null, ...ring });
         await page.keyboard.type('keyboard');
         await page.keyboard.press('Tab');
-        expect(await focused()).toEqual({ id: '', text: 'Shorten', ...ring });
+        expect(await focused()).toEqual({ id: 'tags', text: null, ...ring });
+        await page.keyboard.press('Tab');
+        expect(await focused()).toEqual({ id: 'shorten-submit', text: 'Shorten', ...ring });
         await page.keyboard.press('Enter');
 
         await waitForText(
@@ -408,7 +409,7 @@ describe('web UI, open mode', () => {
         // Space works on it too (an empty form now: the server's message appears).
         await page.keyboard.press('Space');
         await waitForText(page.getByRole('alert'), 'URL must start with http:// or https://');
-        expect(await focused()).toEqual({ id: '', text: 'Shorten', ...ring });
+        expect(await focused()).toEqual({ id: 'shorten-submit', text: 'Shorten', ...ring });
       });
     },
     TIMEOUT,
@@ -698,16 +699,6 @@ async function waitForFocus(page: Page, name: string) {
   );
 }
 
-/** Neither the page nor an open dialog scrolls sideways. */
-const fitsWidth = (page: Page) =>
-  page.evaluate(() => {
-    const open = document.querySelector('dialog[open]');
-    return (
-      document.documentElement.scrollWidth <= window.innerWidth &&
-      (open === null || open.scrollWidth <= open.clientWidth)
-    );
-  });
-
 /** Where a short link sends a visitor now: status and Location. */
 async function follow(base: string, code: string) {
   const reply = await call(base, 'GET', `/${code}`);
@@ -957,7 +948,10 @@ for (const [size, viewport] of VIEWPORTS) {
               page.waitForRequest((request) => request.method() === 'DELETE'),
               confirm.getByRole('button', { name: 'Delete' }).click(),
             ]);
-            expect(request.url()).toBe(`${kurz.url}/api/links/second`);
+            // On the link's domain, the default one here.
+            expect(request.url()).toBe(
+              `${kurz.url}/api/links/second?domain=localhost%3A${kurz.port}`,
+            );
             await confirm.waitFor({ state: 'hidden' });
             await waitForText(page.locator('#list-status'), 'Deleted second.');
             await waitForText(page.locator('#range'), '1–2 of 2');

@@ -41,6 +41,7 @@ describe('command line', () => {
       trustedProxies: [],
       blocklist: undefined,
       corsOrigins: [],
+      allowedHosts: [],
       shutdownTimeoutMs: 10_000,
       maxLinksPerUser: 100_000,
       minFreeDiskBytes: 64 * 1024 * 1024,
@@ -76,6 +77,7 @@ describe('command line', () => {
       KURZ_TRUSTED_PROXIES: '10.0.0.0/8, ::1',
       KURZ_BLOCKLIST: blocklist,
       KURZ_CORS_ORIGINS: 'https://app.example,http://localhost:5173',
+      KURZ_ALLOWED_HOSTS: 'Kurz.LAN, bücher.example.,192.168.1.5',
       KURZ_SHUTDOWN_TIMEOUT: '3',
       KURZ_MAX_LINKS_PER_USER: '0',
       KURZ_MIN_FREE_DISK: '1GB',
@@ -116,6 +118,8 @@ describe('command line', () => {
         list: expect.objectContaining({ domains: new Set(['spam.example']) }),
       },
       corsOrigins: ['https://app.example', 'http://localhost:5173'],
+      // Canonical, as the Host of a request is before it is compared.
+      allowedHosts: ['kurz.lan', 'xn--bcher-kva.example', '192.168.1.5'],
       shutdownTimeoutMs: 3000,
       maxLinksPerUser: 0,
       minFreeDiskBytes: 1e9,
@@ -198,6 +202,7 @@ describe('command line', () => {
       'copy',
       'healthcheck',
       'user',
+      'domain',
       'backup',
       'export',
       'import',
@@ -211,6 +216,7 @@ describe('command line', () => {
     expect(help(['healthcheck', '--help'])).toContain('--timeout SECS');
     expect(help(['user', 'add', '--help'])).toContain('kurz user passwd EMAIL');
     expect(help(['backup', '-h'])).toContain('pg_dump');
+    expect(help(['domain', 'add', '--help'])).toContain('kurz domain remove URL [--with-links]');
     expect(help(['export', '--help'])).toContain('--clicks');
     expect(help(['import', '--help'])).toContain('--dry-run');
     expect(help(['import', '--help'])).toContain('a record\nover 1 MiB');
@@ -351,6 +357,15 @@ describe('command line', () => {
         ['--format', '--clicks'],
       ]),
     });
+    // A flag that may be repeated keeps every value, in order.
+    const imported = parseCommandLine(
+      ['import', 'f.csv', '--domain-map', 'bit.ly=default', '--domain-map=s.test=go.example.com'],
+      {},
+    );
+    expect(imported).toMatchObject({
+      options: new Map(),
+      lists: new Map([['--domain-map', ['bit.ly=default', 's.test=go.example.com']]]),
+    });
   });
 
   test.each([
@@ -366,7 +381,7 @@ describe('command line', () => {
     // Names an object has by inheritance are no commands or flags.
     [
       ['constructor'],
-      'unknown command "constructor" (expected serve, migrate, rotate-secret, copy, healthcheck, user, backup, export, import; see --help)',
+      'unknown command "constructor" (expected serve, migrate, rotate-secret, copy, healthcheck, user, domain, backup, export, import; see --help)',
     ],
     [['--port', '1', 'toString', 'x'], 'unknown flag toString (see --help)'],
   ])('words are refused as written: %p → %p', (argv, message) => {
@@ -431,6 +446,18 @@ describe('command line', () => {
       '--cors-origins must be origins such as https://app.example separated by commas (got "https://app.example/path")',
     ],
     [
+      ['--allowed-hosts', 'kurz.lan,*.lan'],
+      '--allowed-hosts must be host names such as kurz.lan separated by commas (got "*.lan")',
+    ],
+    [
+      ['--allowed-hosts', 'kurz.lan:3000'],
+      '--allowed-hosts must be host names such as kurz.lan separated by commas (got "kurz.lan:3000")',
+    ],
+    [
+      ['--allowed-hosts', 'https://kurz.lan'],
+      '--allowed-hosts must be host names such as kurz.lan separated by commas (got "https://kurz.lan")',
+    ],
+    [
       ['--min-free-disk', '5 parsecs'],
       '--min-free-disk must be a size such as 64MiB or 1GB (got "5 parsecs")',
     ],
@@ -465,7 +492,7 @@ describe('command line', () => {
     ],
     [
       ['frobnicate'],
-      'unknown command "frobnicate" (expected serve, migrate, rotate-secret, copy, healthcheck, user, backup, export, import; see --help)',
+      'unknown command "frobnicate" (expected serve, migrate, rotate-secret, copy, healthcheck, user, domain, backup, export, import; see --help)',
     ],
   ])('%p → %p', (argv, message) => {
     expect(() => parseCommandLine(argv, {})).toThrow(new ConfigError(message));

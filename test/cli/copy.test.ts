@@ -1,19 +1,24 @@
 // `kurz copy`: a SQLite database copied to PostgreSQL and back arrives unchanged, row for
-// row, its click log, click records and day counts included, ids and all; both copies
-// show the same links, counts, stats and click rows; a kurz on the copy accepts the
-// source's tokens and carries on numbering; a target holding data is refused.
+// row, its short domains, tags, click log, click records and day counts included, ids and
+// all; both copies show the same links (one code on two domains), tags, counts, stats and
+// click rows; a kurz on the copy accepts the source's tokens and carries on numbering; a
+// target holding data is refused.
 
 import { Database } from 'bun:sqlite';
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { SQL } from 'bun';
-import { dayOf } from '../../src/analytics/fold.ts';
+import { DayTally, dayOf } from '../../src/analytics/fold.ts';
 import { createApp } from '../../src/app.ts';
 import { copyDatabase } from '../../src/copy/copy.ts';
 import { progressTo } from '../../src/copy/progress.ts';
 import { SqliteSide } from '../../src/copy/sqlite-side.ts';
+import { COLUMNS } from '../../src/copy/tables.ts';
+
+import type { DayCount } from '../../src/domain/clicks.ts';
 import { StoreUnavailableError } from '../../src/domain/errors.ts';
+import { DomainRegistry } from '../../src/domains/registry.ts';
 import { HealthCheck } from '../../src/health/health-check.ts';
 import { silentLogger } from '../../src/logger.ts';
 import { openStore } from '../../src/store/open.ts';
@@ -69,14 +74,28 @@ async function rollUp(store: Store): Promise<number> {
 
 /**
  * A SQLite database as a kurz that has run a while leaves it: users (one deleted, so
- * the id sequence is ahead of the rows), open and owned links with and without a source,
- * an expiry, a click limit or a password, clicks of every shape (people and a bot, with
- * and without a country), the first 40 moved by the analytics rollup into click records
- * and day counts and the last 20 still in the log, the token key, and /health's probe row.
+ * the id sequence is ahead of the rows), a short domain besides the default one (and one
+ * removed, so its sequence is ahead too), open and owned links with and without a source,
+ * an expiry, a click limit, a password or tags, one code on both domains, clicks of every
+ * shape (people and a bot, with and without a country), the first 40 moved by the
+ * analytics rollup into click records and day counts and the last 20 still in the log,
+ * the token key, and /health's probe row.
  */
 async function seedSqlite(path: string) {
   // The rollup moves clicks when the test says so, not on its timer.
   const store = openSqlite({ path, durability: 'normal', moveClicks: false });
+  const domain = (host: string, notFoundRedirect: string | null) =>
+    store.createDomain({
+      baseUrl: `https://${host}`,
+      host,
+      rootRedirect: null,
+      notFoundRedirect,
+      createdAt: T0,
+    });
+  const go = await domain('go.example.com', 'https://example.com/missing');
+  const old = await domain('old.example.com', null);
+  if (!go || !old) throw new Error('domains not created');
+  expect(await store.deleteDomain(old.id, false)).toBe('removed');
   const hash = () => Bun.password.hash(PASSWORD, CHEAP);
   const ann = await store.createUser('ann@example.com', await hash());
   const bob = await store.createUser('bob@example.com', await hash());
@@ -101,10 +120,12 @@ async function seedSqlite(path: string) {
     link(null, 'open2', null, 2),
     link(ann.id, 'ann-1', 'news', 3, { passwordHash: await hash() }),
     link(ann.id, 'ann_2', null, 4, { maxClicks: 100 }),
-    link(ann.id, 'Ann3', 'mail', 5),
+    link(ann.id, 'Ann3', 'mail', 5, { tags: ['mail'] }),
     link(bob.id, 'bob1', null, 6, { expiresAt: T0 - DAY }),
     link(gone.id, 'gone1', 'x', 7),
     link(bob.id, 'noclick', null, 8, { maxClicks: 5, passwordHash: await hash() }),
+    // The same code on the other domain: another link.
+    link(ann.id, 'ann-1', null, 9, { domainId: go.id, tags: ['promo', 'q1'] }),
   ]);
   const ids = created.map((c) => (c !== undefined && typeof c === 'object' ? c.id : 0));
   const limited = ids[3];
@@ -179,7 +200,7 @@ async function seedSqlite(path: string) {
   delivery.run(2, 'link.deleted', '{"code":"gone1"}', T0, 0, T0, null, null, null);
   raw.run('DELETE FROM users WHERE id = ?', [gone.id]);
   raw.close();
-  return { ann, bob, secret };
+  return { ann, bob, secret, go };
 }
 
 /** Every row kurz keeps in a SQLite database, as plain values, in key order. */
@@ -189,7 +210,9 @@ function dumpSqlite(path: string) {
     const all = (sql: string) => db.query(sql).values();
     return {
       users: all('SELECT * FROM users ORDER BY id'),
+      domains: all('SELECT * FROM domains ORDER BY id'),
       links: all('SELECT * FROM links ORDER BY id'),
+      linkTags: all('SELECT * FROM link_tags ORDER BY link_id, tag'),
       clicks: all('SELECT * FROM clicks ORDER BY id'),
       clickStrings: all('SELECT * FROM click_strings ORDER BY id'),
       clickAgents: all('SELECT * FROM click_agents ORDER BY id'),
@@ -217,8 +240,12 @@ async function dumpPostgres(url: string) {
       users: await all(
         'SELECT id, email, password_hash, created_at::float8, token_version FROM users ORDER BY id',
       ),
+      domains: await all(`SELECT id, base_url, host, root_redirect, not_found_redirect,
+          created_at::float8 FROM domains ORDER BY id`),
       links: await all(`SELECT id, user_id, original_url, short_code, source, created_at::float8,
-          expires_at::float8, max_clicks, limited_clicks, password_hash FROM links ORDER BY id`),
+          expires_at::float8, max_clicks, limited_clicks, password_hash, domain_id
+          FROM links ORDER BY id`),
+      linkTags: await all('SELECT link_id, tag FROM link_tags ORDER BY link_id, tag'),
       clicks: await all(`SELECT id::float8, link_id, source, query_source, referrer, user_agent,
           created_at::float8, country FROM clicks ORDER BY id`),
       clickStrings: await all('SELECT id, value FROM click_strings ORDER BY id'),
@@ -338,10 +365,10 @@ describe('kurz copy, SQLite to PostgreSQL and back', () => {
       expect(lines(run.stdout)).toEqual([
         expect.stringMatching(
           new RegExp(
-            `^kurz copy: copied (SQLite|PostgreSQL) .+ to (SQLite|PostgreSQL) .+ in [\\d.]+ s: 2 users, 7 links, 20 clicks in the log, ${clickStrings.length} click strings, ${clickAgents.length} user agents, 40 click records, ${clickDays.length} daily counts, 2 API keys, 2 webhooks, 3 webhook deliveries, 2 settings$`,
+            `^kurz copy: copied (SQLite|PostgreSQL) .+ to (SQLite|PostgreSQL) .+ in [\\d.]+ s: 2 users, 1 domain, 8 links, 3 link tags, 20 clicks in the log, ${clickStrings.length} click strings, ${clickAgents.length} user agents, 40 click records, ${clickDays.length} daily counts, 2 API keys, 2 webhooks, 3 webhook deliveries, 2 settings$`,
           ),
         ),
-        'kurz copy: verified: the same rows in every table, the same links per owner and the same click count for each of the 7 links',
+        'kurz copy: verified: the same rows in every table, the same links per owner and per domain and the same click count for each of the 8 links',
       ]);
       expect(run.stdout + run.stderr).not.toContain(URL_PASSWORD);
     }
@@ -352,7 +379,9 @@ describe('kurz copy, SQLite to PostgreSQL and back', () => {
     const before = dumpSqlite(original);
     const tables: [string, number][] = [
       ['users', 2],
-      ['links', 7],
+      ['domains', 1],
+      ['links', 8],
+      ['link_tags', 3],
       ['clicks', 20],
       ['click_strings', before.clickStrings.length],
       ['click_agents', before.clickAgents.length],
@@ -364,14 +393,16 @@ describe('kurz copy, SQLite to PostgreSQL and back', () => {
       ['settings', 2],
     ];
     expect(lines(there.stderr)).toEqual([
-      ...tables.flatMap(([table, rows]) => [
-        `kurz copy: ${table}: ${rows} rows to copy`,
-        expect.stringMatching(
-          new RegExp(
-            `^kurz copy: ${table}: ${rows} rows copied in [\\d.]+ s \\([\\d,]+ rows/s\\)$`,
+      ...tables.flatMap(([table, n]) => {
+        const rows = `${n} ${n === 1 ? 'row' : 'rows'}`;
+        return [
+          `kurz copy: ${table}: ${rows} to copy`,
+          expect.stringMatching(
+            new RegExp(`^kurz copy: ${table}: ${rows} copied in [\\d.]+ s \\([\\d,]+ rows/s\\)$`),
           ),
-        ),
-      ]),
+        ];
+      }),
+
       'kurz copy: comparing the copy with the source',
     ]);
   });
@@ -380,14 +411,30 @@ describe('kurz copy, SQLite to PostgreSQL and back', () => {
     const before = dumpSqlite(original);
     expect(before.users).toHaveLength(2);
     expect(before.links.map((l) => l.slice(6))).toEqual([
-      // expires_at, max_clicks, limited_clicks, password_hash
-      [T0 + 365 * DAY, null, 0, null],
-      [null, null, 0, null],
-      [null, null, 0, expect.stringMatching(/^\$argon2id\$/)],
-      [null, 100, 9, null],
-      [null, null, 0, null],
-      [T0 - DAY, null, 0, null],
-      [null, 5, 0, expect.stringMatching(/^\$argon2id\$/)],
+      // expires_at, max_clicks, limited_clicks, password_hash, domain_id
+      [T0 + 365 * DAY, null, 0, null, 0],
+      [null, null, 0, null, 0],
+      [null, null, 0, expect.stringMatching(/^\$argon2id\$/), 0],
+      [null, 100, 9, null, 0],
+      [null, null, 0, null, 0],
+      [T0 - DAY, null, 0, null, 0],
+      [null, 5, 0, expect.stringMatching(/^\$argon2id\$/), 0],
+      [null, null, 0, null, seeded.go.id],
+    ]);
+    expect(before.domains).toEqual([
+      [
+        seeded.go.id,
+        'https://go.example.com',
+        'go.example.com',
+        null,
+        'https://example.com/missing',
+        T0,
+      ],
+    ]);
+    expect(before.linkTags).toEqual([
+      [5, 'mail'],
+      [9, 'promo'],
+      [9, 'q1'],
     ]);
     // The first 40 clicks moved into records (those of the deleted link too), the rest in the log.
     expect(before.clicks.map((c) => c[0])).toEqual(Array.from({ length: 20 }, (_, i) => 41 + i));
@@ -403,7 +450,8 @@ describe('kurz copy, SQLite to PostgreSQL and back', () => {
     ]);
     expect(before.sequences).toEqual([
       ['api_keys', 3],
-      ['links', 8],
+      ['domains', 2],
+      ['links', 9],
       ['users', 3],
       ['webhook_deliveries', 3],
       ['webhooks', 2],
@@ -449,16 +497,17 @@ describe('kurz copy, SQLite to PostgreSQL and back', () => {
   test('every link has the same click count and every owner the same total on all three', async () => {
     const owners = [seeded.ann.id, seeded.bob.id];
     const source = await listed(original, owners);
-    expect(source.all.total).toBe(7);
-    expect(source.totals).toEqual([3, 2]);
-    expect(source.all.links.map((l) => [l.shortCode, l.clicks])).toEqual([
-      ['noclick', 0],
-      ['bob1', 8],
-      ['Ann3', 8],
-      ['ann_2', 9],
-      ['ann-1', 9],
-      ['open2', 9],
-      ['open1', 9],
+    expect(source.all.total).toBe(8);
+    expect(source.totals).toEqual([4, 2]);
+    expect(source.all.links.map((l) => [l.shortCode, l.domainId, l.clicks])).toEqual([
+      ['ann-1', seeded.go.id, 0],
+      ['noclick', 0, 0],
+      ['bob1', 0, 8],
+      ['Ann3', 0, 8],
+      ['ann_2', 0, 9],
+      ['ann-1', 0, 9],
+      ['open2', 0, 9],
+      ['open1', 0, 9],
     ]);
     expect(await listed(postgres, owners)).toEqual(source);
     expect(await listed(final, owners)).toEqual(source);
@@ -479,6 +528,82 @@ describe('kurz copy, SQLite to PostgreSQL and back', () => {
     expect(open1?.rows.map((r) => r.country)).toEqual(expect.arrayContaining(['DE', 'FR', null]));
     expect(await analytics(postgres)).toEqual(source);
     expect(await analytics(final)).toEqual(source);
+  });
+
+  test('on all three, one code on two domains is two links, each with its tags, and a tag’s stats are the same; a new domain is numbered past the removed one', async () => {
+    const tagsOf: unknown[] = [];
+    for (const db of [original, postgres, final]) {
+      // No rollup of its own: the tests after this one look at the copies' click log.
+      const store = await openStore(
+        { db, dbPool: 2, durability: 'normal', minFreeDiskBytes: 0 },
+        silentLogger,
+        { background: false },
+      );
+      try {
+        const onDefault = await store.findLinkDetail('ann-1');
+        const onGo = await store.findLinkDetail('ann-1', seeded.go.id);
+        expect([onDefault?.id, onDefault?.domainId, onDefault?.tags, onDefault?.clicks]).toEqual([
+          3,
+          0,
+          [],
+          9,
+        ]);
+        expect([onGo?.id, onGo?.domainId, onGo?.tags, onGo?.clicks]).toEqual([
+          9,
+          seeded.go.id,
+          ['promo', 'q1'],
+          0,
+        ]);
+        const ann3 = await store.findLinkDetail('Ann3');
+        expect(ann3?.tags).toEqual(['mail']);
+        // A tag's sums are made again from the copied day counts: `mail` has Ann3's traffic.
+        const tag = await store.tagTraffic('mail', seeded.ann.id, DAYS[0], DAYS[1]);
+        const own = await store.linkTraffic(ann3?.id ?? 0, DAYS[0], DAYS[1]);
+        const fold = (counts: readonly DayCount[]) => {
+          const tally = new DayTally();
+          for (const row of counts) tally.addCount({ ...row, linkId: 0 });
+          return tally.rows();
+        };
+        expect(own.days.length).toBeGreaterThan(0);
+        expect([tag?.links, tag?.clicks]).toEqual([1, ann3?.clicks]);
+        expect(fold([...(tag?.days ?? []), ...(tag?.pending ?? [])])).toEqual(
+          fold([...own.days, ...own.pending]),
+        );
+        // The copies' tag sums are made from their day counts and tags, as the source's were.
+        const mail = await store.tagTraffic('mail', null, DAYS[0], DAYS[1]);
+        tagsOf.push({
+          tags: await store.listTags(null),
+          mail: { ...mail, days: mail?.days.map((d) => JSON.stringify(d)).sort() },
+        });
+        expect(await store.findLinkDetail('open1', seeded.go.id)).toBeUndefined();
+        expect((await store.listDomains()).map((d) => [d.id, d.host, d.notFoundRedirect])).toEqual([
+          [seeded.go.id, 'go.example.com', 'https://example.com/missing'],
+        ]);
+        if (db === original) continue;
+        const added = await store.createDomain({
+          baseUrl: 'https://new.example.com',
+          host: 'new.example.com',
+          rootRedirect: null,
+          notFoundRedirect: null,
+          createdAt: T0,
+        });
+        expect(added?.id).toBe(3);
+        expect(await store.deleteDomain(added?.id ?? 0, false)).toBe('removed');
+      } finally {
+        await store.close();
+      }
+    }
+    expect(tagsOf[0]).toMatchObject({
+      tags: [
+        { tag: 'mail', links: 1, clicks: 8 },
+        { tag: 'promo', links: 1, clicks: 0 },
+        { tag: 'q1', links: 1, clicks: 0 },
+      ],
+      mail: { links: 1, clicks: 8 },
+    });
+    expect((tagsOf[0] as { mail: { days: string[] } }).mail.days.length).toBeGreaterThan(0);
+    expect(tagsOf[1]).toEqual(tagsOf[0]);
+    expect(tagsOf[2]).toEqual(tagsOf[0]);
   });
 
   test('on PostgreSQL each clicked link has one count row: its day counts and its clicks in the log', async () => {
@@ -513,6 +638,7 @@ describe('kurz copy, SQLite to PostgreSQL and back', () => {
         jwtSecret: await store.setting('jwt_secret', () => 'unused'),
         tokenTtlSeconds: 3600,
         baseUrl: () => 'http://localhost',
+        domains: await DomainRegistry.open(store, () => 'http://localhost'),
         log: silentLogger,
       });
       const ask = (path: string, init: RequestInit = {}) =>
@@ -533,7 +659,7 @@ describe('kurz copy, SQLite to PostgreSQL and back', () => {
     } finally {
       await store.close();
     }
-    expect(sourceList.total).toBe('3');
+    expect(sourceList.total).toBe('4');
 
     const kurz = await startKurz(['--db', postgres, '--rate-limits', 'off']);
     try {
@@ -564,7 +690,8 @@ describe('kurz copy, SQLite to PostgreSQL and back', () => {
       const [link] =
         await client`SELECT id FROM links WHERE original_url = 'https://example.com/new'`;
       expect(user.id).toBe(4);
-      expect(link.id).toBe(9);
+      expect(link.id).toBe(10);
+
       // In the log, or already moved into a record by the kurz's rollup.
       const [click] = await client`
         SELECT id::int AS id FROM clicks WHERE link_id = ${link.id}
@@ -769,6 +896,35 @@ describe('verification', () => {
       expect(outcome.problems).toEqual([
         'clicks: 20 in the source, 19 in the target',
         'click counts differ for 1 link (source vs target: link 4: 9 vs 8)',
+      ]);
+    } finally {
+      await source.close();
+      await target.close();
+    }
+  });
+
+  test('a copy that moved links to another domain is reported, though every table has its rows', async () => {
+    const dir = tempDir();
+    const sourcePath = join(dir, 'source.db');
+    await seedSqlite(sourcePath);
+    const source = new SqliteSide(openSqlite({ path: sourcePath, durability: 'normal' }));
+    const target = new SqliteSide(openSqlite({ path: join(dir, 't.db'), durability: 'normal' }));
+    const insert = target.target.insert;
+    const domainColumn = COLUMNS.links.indexOf('domain_id');
+    // A faulty target: the links of domain 1 land on a domain 5 that does not exist.
+    target.target.insert = (table, rows) =>
+      insert(
+        table,
+        table === 'links'
+          ? rows.map((row) => (row[domainColumn] === 1 ? row.with(domainColumn, 5) : row))
+          : rows,
+      );
+    try {
+      const outcome = await copyDatabase(source, target, progressTo({ write() {} }));
+      expect(outcome.kind).toBe('copied');
+      if (outcome.kind !== 'copied') return;
+      expect(outcome.problems).toEqual([
+        'links per domain differ for 2 domains (domain 1: 1 vs 0, domain 5: 0 vs 1)',
       ]);
     } finally {
       await source.close();

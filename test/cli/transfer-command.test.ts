@@ -224,13 +224,13 @@ describe.each(['sqlite', 'postgres'] as const)(
       const path = join(dir, 'ann.jsonl');
       expect(statSync(path).mode & 0o777).toBe(0o600);
       const lines = readFileSync(path, 'utf8').trimEnd().split('\n');
-      expect(JSON.parse(lines[0] as string)).toMatchObject({ kurz_export: 1, clicks: false });
+      expect(JSON.parse(lines[0] as string)).toMatchObject({ kurz_export: 2, clicks: false });
       expect(lines.slice(1).map((line) => JSON.parse(line).code)).toEqual(['guide', 'ozh']);
       const csv = await kurz(['export', '-', '--format', 'csv']);
       expect(csv.code).toBe(0);
       const rows = csv.stdout.trimEnd().split('\r\n');
       expect(rows[0]).toBe(
-        'code,url,created_at,owner,source,expires_at,max_clicks,limited_clicks,password_hash,clicks',
+        'code,url,created_at,owner,source,expires_at,max_clicks,limited_clicks,password_hash,clicks,domain,tags',
       );
       expect(rows).toHaveLength(1 + 12_002);
       expect(csv.stderr).toBe('kurz: exported 12002 links as CSV to stdout\n');

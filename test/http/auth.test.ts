@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { SignJWT } from 'jose';
 import { generateKey } from '../../src/auth/api-keys.ts';
-import { SECRET, TestApp } from '../support/test-app.ts';
+import { ADMIN_TOKEN, SECRET, TestApp } from '../support/test-app.ts';
 
 const MSG = {
   required: 'Email and password are required',
@@ -262,7 +262,8 @@ describe('tokens on protected endpoints', () => {
   });
 
   test('every 401 Unauthorized carries WWW-Authenticate: Bearer (RFC 6750)', async () => {
-    const app = await TestApp.init();
+    // With an admin token, domain management answers 401 too (without one, 403).
+    const app = await TestApp.init('accounts', { adminToken: ADMIN_TOKEN });
     const ann = await app.user();
     const gone = await app.user();
     const code = (await ann.link()).short_code;
@@ -275,14 +276,19 @@ describe('tokens on protected endpoints', () => {
           .filter(([, op]) => op.security?.length)
           .map(
             ([method, _]) =>
-              [method.toUpperCase(), path.replace('{code}', code).replace('{id}', '1')] as const,
+              [
+                method.toUpperCase(),
+                path.replace('{code}', code).replace('{id}', '1').replace('{domain}', 'go.example'),
+              ] as const,
           ),
       )
       .sort();
     expect(routes).toEqual([
+      ['DELETE', '/api/domains/go.example'],
       ['DELETE', '/api/keys/1'],
       ['DELETE', `/api/links/${code}`],
       ['DELETE', '/api/webhooks/1'],
+      ['GET', '/api/domains'],
       ['GET', '/api/keys'],
       ['GET', '/api/links'],
       ['GET', `/api/links/${code}`],
@@ -292,7 +298,9 @@ describe('tokens on protected endpoints', () => {
       ['GET', `/api/links/${code}/stats`],
       ['GET', '/api/webhooks'],
       ['GET', '/api/webhooks/1/deliveries'],
+      ['PATCH', '/api/domains/go.example'],
       ['PATCH', `/api/links/${code}`],
+      ['POST', '/api/domains'],
       ['POST', '/api/keys'],
       ['POST', '/api/shorten'],
       ['POST', '/api/webhooks'],

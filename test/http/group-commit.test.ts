@@ -182,6 +182,38 @@ describe('LinkWriter (group commit of new links)', () => {
     );
   });
 
+  test('createMany puts its links in one batch with the creates of the same turn, results in order; past maxPending, none of them', async () => {
+    const app = await TestApp.init('open');
+    const batches: string[][] = [];
+    const store = withFaults(app.store, {
+      createLinks: (links) => {
+        batches.push(links.map((l) => l.shortCode));
+        return app.store.createLinks(links);
+      },
+    });
+    const writer = new LinkWriter(store, { maxPending: 10 });
+    const link = (code: string) => ({
+      userId: null,
+      originalUrl: `https://x.example/${code}`,
+      shortCode: code,
+      source: null,
+      createdAt: 1,
+    });
+    const single = writer.create(link('one'));
+    const many = writer.createMany(['a', 'b', 'one', 'c'].map(link));
+    const made = await many;
+    expect(batches).toEqual([['one', 'a', 'b', 'one', 'c']]);
+    expect(((await single) as Link).shortCode).toBe('one');
+    // The batch's second `one` lost to the first.
+    expect(made.map((l) => (l as Link | undefined)?.shortCode)).toEqual(['a', 'b', undefined, 'c']);
+    await expect(
+      writer.createMany(Array.from({ length: 11 }, (_, i) => link(`m${i}`))),
+    ).rejects.toBeInstanceOf(StoreUnavailableError);
+    // Nothing of the refused call was added: the next batch holds only what came after.
+    expect(((await writer.create(link('after'))) as Link).shortCode).toBe('after');
+    expect(batches).toEqual([['one', 'a', 'b', 'one', 'c'], ['after']]);
+  });
+
   test('through the API, 50 concurrent creates are all committed and listed', async () => {
     const app = await TestApp.init('open');
     const client = app.anonymous();

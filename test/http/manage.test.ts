@@ -106,6 +106,9 @@ async function setup(mode: Mode, options: AppOptions = {}) {
 function detailOf(link: Record<string, unknown>, settings: Record<string, unknown> = {}) {
   return {
     ...link,
+    short_url: `https://kurz.test/${link.short_code}`,
+    domain: 'kurz.test',
+    tags: [],
     source: null,
     expires_at: null,
     max_clicks: null,
@@ -250,6 +253,9 @@ describe.each(MODES)('GET /api/links/{code} (%s mode)', (mode) => {
     expect(Object.keys(reply.json).sort()).toEqual(
       [
         ...Object.keys(link),
+        'short_url',
+        'domain',
+        'tags',
         'source',
         'expires_at',
         'max_clicks',

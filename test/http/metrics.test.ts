@@ -177,6 +177,27 @@ describe.each(MODES)('GET /api/metrics (%s mode)', (mode) => {
     }
   });
 
+  test('redirects are counted by short domain, and unknown codes sent elsewhere by a domain', async () => {
+    const { app, client } = await setup(mode);
+    await app.addDomain('https://go.example.com', { notFoundRedirect: 'https://www.example/' });
+    await client.link('https://example.com/a', { custom_code: 'a' });
+    await client.link('https://example.com/b', { custom_code: 'a', domain: 'go.example.com' });
+    const visit = (path: string, host: string) => app.request('GET', path, { headers: { host } });
+    const statuses = [
+      (await visit('/a', 'kurz.test')).status,
+      (await visit('/a', 'go.example.com')).status,
+      (await visit('/a', 'go.example.com')).status,
+      (await visit('/missing', 'go.example.com')).status,
+    ];
+    expect(statuses).toEqual([307, 307, 307, 302]);
+    const metrics = await scrape(app);
+    const byDomain = Object.fromEntries(
+      metrics.matching('kurz_domain_redirects_total').map((s) => [s.labels.domain, s.value]),
+    );
+    expect(byDomain).toEqual({ 'kurz.test': 1, 'go.example.com': 2 });
+    expect(metrics.value('kurz_redirects_total', { outcome: 'not_found_redirected' })).toBe(1);
+  });
+
   test('redirects are counted by outcome, and their clicks by batch', async () => {
     const { app, client } = await setup(mode, {
       rateLimits: { ...DEFAULT_RATE_LIMITS, unknownCode: { count: 2, windowMs: 3_600_000 } },
@@ -213,6 +234,7 @@ describe.each(MODES)('GET /api/metrics (%s mode)', (mode) => {
     expect(outcomes).toEqual({
       redirected: 5,
       not_found: 2,
+      not_found_redirected: 0,
       expired: 2,
       password_page: 1,
       unlocked: 1,

@@ -19,6 +19,7 @@ const ROOT = resolve(import.meta.dir, '..', '..');
 const LINK_ROUTES = [
   'GET /health',
   'POST /api/shorten',
+  'POST /api/links/bulk',
   'GET /api/links',
   'GET /api/links/{code}',
   'PATCH /api/links/{code}',
@@ -35,6 +36,12 @@ const LINK_ROUTES = [
   'DELETE /api/webhooks/{id}',
   'GET /api/webhooks/{id}/deliveries',
   'POST /api/webhooks/{id}/test',
+  'GET /api/domains',
+  'POST /api/domains',
+  'PATCH /api/domains/{domain}',
+  'DELETE /api/domains/{domain}',
+  'GET /api/tags',
+  'GET /api/tags/{tag}/stats',
 ];
 const ROUTES = {
   accounts: [
@@ -54,6 +61,7 @@ const OPERATION_IDS = {
 const LINK_OPERATION_IDS = [
   'health',
   'shorten',
+  'shortenBulk',
   'listLinks',
   'getLinkQrSvg',
   'getLinkQrPng',
@@ -70,6 +78,12 @@ const LINK_OPERATION_IDS = [
   'deleteWebhook',
   'listWebhookDeliveries',
   'testWebhook',
+  'listDomains',
+  'createDomain',
+  'updateDomain',
+  'deleteDomain',
+  'listTags',
+  'getTagStats',
 ];
 const REF = '#/components/schemas/';
 
@@ -92,11 +106,17 @@ function operations(doc: Json): [string, Json][] {
   );
 }
 
-/** Every value of a JSON tree under `key`. */
-function valuesOf(node: Json, key: string): unknown[] {
+/**
+ * Every value of a JSON tree under `key`; a schema's property of that name (a domain's
+ * `default`) is a property, not the keyword, and is not one of them.
+ */
+function valuesOf(node: Json, key: string, inProperties = false): unknown[] {
   if (Array.isArray(node)) return node.flatMap((item) => valuesOf(item, key));
   if (node === null || typeof node !== 'object') return [];
-  return Object.entries(node).flatMap(([k, v]) => [...(k === key ? [v] : []), ...valuesOf(v, key)]);
+  return Object.entries(node).flatMap(([k, v]) => [
+    ...(k === key && !inProperties ? [v] : []),
+    ...valuesOf(v, key, k === 'properties' && !inProperties),
+  ]);
 }
 
 describe.each(['accounts', 'open'] as const)('GET /api/openapi.json (%s mode)', (mode) => {
@@ -161,8 +181,14 @@ describe.each(['accounts', 'open'] as const)('GET /api/openapi.json (%s mode)', 
         ? [
             'ApiKey',
             'ApiKeyRequest',
+            'BulkAnswer',
+            'BulkRequest',
+            'BulkResult',
             'CreatedWebhook',
             'Credentials',
+            'Domain',
+            'DomainChange',
+            'DomainRequest',
             'Error',
             'Link',
             'LinkChange',
@@ -172,19 +198,29 @@ describe.each(['accounts', 'open'] as const)('GET /api/openapi.json (%s mode)', 
             'RegisterRequest',
             'Session',
             'ShortenRequest',
+            'Tag',
+            'TagStats',
             'User',
             'Webhook',
             'WebhookDelivery',
             'WebhookRequest',
           ]
         : [
+            'BulkAnswer',
+            'BulkRequest',
+            'BulkResult',
             'CreatedWebhook',
+            'Domain',
+            'DomainChange',
+            'DomainRequest',
             'Error',
             'Link',
             'LinkChange',
             'LinkDetail',
             'LinkStats',
             'ShortenRequest',
+            'Tag',
+            'TagStats',
             'Webhook',
             'WebhookDelivery',
             'WebhookRequest',
@@ -199,6 +235,10 @@ describe.each(['accounts', 'open'] as const)('GET /api/openapi.json (%s mode)', 
     expect(shorten.responses['201'].content['application/json'].schema).toEqual({
       $ref: `${REF}Link`,
     });
+    // Each item of a bulk call is a shorten body, and each result's body its answer.
+    const bulk = doc.components.schemas.BulkRequest.properties.links;
+    expect(bulk.items).toEqual({ $ref: `${REF}ShortenRequest` });
+    expect(bulk).toMatchObject({ minItems: 1, maxItems: 1000 });
     const list = doc.paths['/api/links'].get.responses['200'].content['application/json'].schema;
     expect(list.items.anyOf).toEqual([{ $ref: `${REF}Link` }, { $ref: `${REF}LinkDetail` }]);
     if (mode === 'accounts') {
@@ -235,10 +275,12 @@ describe.each(['accounts', 'open'] as const)('GET /api/openapi.json (%s mode)', 
     const shorten = doc.components.schemas.ShortenRequest;
     expect(Object.keys(shorten.properties).sort()).toEqual([
       'custom_code',
+      'domain',
       'expires_at',
       'max_clicks',
       'password',
       'source',
+      'tags',
       'url',
     ]);
     expect(shorten.required).toEqual(['url']);
@@ -388,8 +430,8 @@ describe.each(['accounts', 'open'] as const)('GET /api/openapi.json (%s mode)', 
 
   test(
     mode === 'accounts'
-      ? 'declares the bearer scheme on the link routes, and none on the public ones'
-      : 'declares every operation public but changes to links, which take the admin token',
+      ? 'declares the bearer scheme on the link routes, the admin token on domain management, and none on the public ones'
+      : 'declares every operation public but changes to links and domains, which take the admin token',
     async () => {
       const { doc } = await documentOf(mode);
       for (const [name, op] of operations(doc)) {
@@ -397,16 +439,27 @@ describe.each(['accounts', 'open'] as const)('GET /api/openapi.json (%s mode)', 
           mode === 'accounts' &&
           (name.includes('/api/links') ||
             name.includes('/api/keys') ||
+            name.includes('/api/tags') ||
             name === 'POST /api/shorten' ||
             name.includes('/api/webhooks'));
         const adminRoute =
-          mode === 'open' &&
-          (name.startsWith('PATCH /api/links') ||
-            name.startsWith('DELETE ') ||
-            name.includes('/api/webhooks'));
+          (mode === 'open' &&
+            (name.startsWith('PATCH /api/links') ||
+              name.startsWith('DELETE ') ||
+              name.includes('/api/webhooks'))) ||
+          (name.includes('/api/domains') && name !== 'GET /api/domains');
+        // The domains a user may choose from: as the links list, or with the admin token.
+        const domainList =
+          mode === 'accounts' ? [{ bearer: [] }, { adminToken: [] }] : [{}, { adminToken: [] }];
         expect([name, op.security]).toEqual([
           name,
-          protectedRoute ? [{ bearer: [] }] : adminRoute ? [{ adminToken: [] }] : [],
+          name === 'GET /api/domains'
+            ? domainList
+            : protectedRoute
+              ? [{ bearer: [] }]
+              : adminRoute
+                ? [{ adminToken: [] }]
+                : [],
         ]);
       }
       if (mode === 'accounts') {
@@ -415,6 +468,7 @@ describe.each(['accounts', 'open'] as const)('GET /api/openapi.json (%s mode)', 
           scheme: 'bearer',
           bearerFormat: 'JWT',
         });
+        expect(Object.keys(doc.components.securitySchemes)).toEqual(['bearer', 'adminToken']);
       } else {
         expect(Object.keys(doc.components.securitySchemes)).toEqual(['adminToken']);
         expect(doc.components.securitySchemes.adminToken).toMatchObject({
@@ -536,12 +590,18 @@ const links: Link[] | undefined = page.data;
 const clicks: number | undefined = links?.[0]?.clicks;
 const total: string | null = page.response.headers.get('X-Total-Count');
 
+const bulk = await client.POST('/api/links/bulk', {
+  body: { links: [{ url: 'https://example.com/a' }, { url: 'https://example.com/b', tags: ['x'] }] },
+  headers: auth,
+});
+const statuses: number[] | undefined = bulk.data?.results.map((result) => result.status);
+
 // @ts-expect-error limit is an integer, not a string
 await client.GET('/api/links', { params: { query: { limit: '50' } }, headers: auth });
 // @ts-expect-error the body needs a url
 await client.POST('/api/shorten', { body: { custom_code: 'x' }, headers: auth });
 
-export { clicks, link, message, total };
+export { clicks, link, message, statuses, total };
 `,
       );
       await Bun.write(

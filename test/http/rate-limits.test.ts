@@ -63,6 +63,18 @@ describe('RateLimiter', () => {
     expect(limiter.take('a')).toBe(0);
   });
 
+  test('takeUpTo spends as many as are left, at most n, and tells the wait for the next', () => {
+    let now = 0;
+    const limiter = new RateLimiter({ count: 10, windowMs: 10_000 }, { now: () => now });
+    expect(limiter.takeUpTo('a', 4)).toEqual({ taken: 4, wait: 0 });
+    expect(limiter.takeUpTo('a', 100)).toEqual({ taken: 6, wait: 1 });
+    expect(limiter.takeUpTo('a', 3)).toEqual({ taken: 0, wait: 1 });
+    expect(limiter.take('a')).toBe(1);
+    now = 2_500;
+    expect(limiter.takeUpTo('a', 3)).toEqual({ taken: 2, wait: 1 });
+    expect(limiter.takeUpTo('b', 10)).toEqual({ taken: 10, wait: 1 });
+  });
+
   test('memory stays bounded under a flood of keys; refilled buckets go first', () => {
     let now = 0;
     const limiter = new RateLimiter({ count: 2, windowMs: 1000 }, { now: () => now, maxKeys: 100 });

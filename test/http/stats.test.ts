@@ -93,6 +93,7 @@ describe.each(MODES)('GET /api/links/{code}/stats (%s mode)', (mode) => {
     expect(reply.headers.get('content-type')).toStartWith('application/json');
     expect(reply.json).toEqual({
       short_code: 'mix',
+      domain: 'kurz.test',
       from: today,
       to: today,
       clicks: 5,
@@ -155,6 +156,7 @@ describe.each(MODES)('GET /api/links/{code}/stats (%s mode)', (mode) => {
     expect(reply.status).toBe(200);
     expect(reply.json).toEqual({
       short_code: 'days',
+      domain: 'kurz.test',
       from: '2025-02-28',
       to: '2025-03-02',
       clicks: 6,
@@ -185,6 +187,7 @@ describe.each(MODES)('GET /api/links/{code}/stats (%s mode)', (mode) => {
     // A day without clicks: zeros and empty lists, the all-time count still there.
     expect((await stats('days', '?from=2025-03-01&to=2025-03-01')).json).toEqual({
       short_code: 'days',
+      domain: 'kurz.test',
       from: '2025-03-01',
       to: '2025-03-01',
       clicks: 6,
@@ -227,6 +230,7 @@ describe.each(MODES)('GET /api/links/{code}/stats (%s mode)', (mode) => {
     const reply = await stats('top', '?from=2025-05-05&to=2025-05-05');
     expect(reply.json).toEqual({
       short_code: 'top',
+      domain: 'kurz.test',
       from: '2025-05-05',
       to: '2025-05-05',
       clicks: 17,
@@ -302,6 +306,7 @@ describe.each(MODES)('GET /api/links/{code}/stats (%s mode)', (mode) => {
     const future = await stats('cal', '?from=2099-12-31&to=2100-01-01');
     expect(future.json).toEqual({
       short_code: 'cal',
+      domain: 'kurz.test',
       from: '2099-12-31',
       to: '2100-01-01',
       clicks: 0,
@@ -373,6 +378,7 @@ describe.each(MODES)('GET /api/links/{code}/stats (%s mode)', (mode) => {
     const mixed = await stats('both', range);
     expect(mixed.json).toEqual({
       short_code: 'both',
+      domain: 'kurz.test',
       from: dateOf(ago2),
       to: dateOf(Date.now()),
       clicks: 7,

@@ -2,8 +2,9 @@
 // operator's blocklist, as part of the url checks of POST /api/shorten.
 
 import { describe, expect, test } from 'bun:test';
+import { ownHostsOf } from '../../src/domain/own-hosts.ts';
 import { BlocklistError, checkTarget, parseBlocklist } from '../../src/domain/targets.ts';
-import { BASE_URL, TestApp } from '../support/test-app.ts';
+import { type AppOptions, BASE_URL, TestApp } from '../support/test-app.ts';
 
 const SELF = { error: 'URL must not point to this service' };
 const BLOCKED = { error: 'URL is blocked' };
@@ -55,10 +56,10 @@ describe('blocklist file', () => {
 });
 
 describe('own host', () => {
-  const own = { baseUrl: 'https://s.example' };
+  const own = ownHostsOf(['s.example']);
   const refused = (url: string, requestHost?: string) => {
     try {
-      checkTarget(url, { ...own, requestHost }, undefined);
+      checkTarget(url, { own, requestHost }, undefined);
       return false;
     } catch {
       return true;
@@ -137,5 +138,61 @@ describe.each(['accounts', 'open'] as const)('POST /api/shorten targets (%s mode
     expect((await client.shorten({ url: 'https://newly.example/' })).status).toBe(201);
     reload('newly.example\n');
     expect((await client.shorten({ url: 'https://newly.example/2' })).json).toEqual(BLOCKED);
+  });
+});
+
+// Spellings of kurz's own host that an audit found accepted before every check that
+// compares hosts went through one normaliser (src/domain/hosts.ts).
+describe('POST /api/shorten targets: one host, every spelling (open mode)', () => {
+  const shortenAt = async (options: AppOptions, host: string, url: string) => {
+    const app = await TestApp.init('open', options);
+    const reply = await app.anonymous().shorten({ url }, { host });
+    return { reply, links: (await app.anonymous().links()).json };
+  };
+
+  test('with an IP base URL, its IPv4-mapped IPv6 spelling is kurz itself', async () => {
+    const options = { baseUrl: 'http://127.0.0.1:3000' };
+    for (const url of ['http://[::ffff:127.0.0.1]:3000/x', 'http://[::ffff:7f00:1]:3000/x']) {
+      const { reply, links } = await shortenAt(options, '127.0.0.1:3000', url);
+      expect([url, reply.status, reply.json]).toEqual([url, 400, SELF]);
+      expect(links).toEqual([]);
+    }
+  });
+
+  test('with the default base URL, 127.0.0.1 on its port is kurz when the request came as localhost', async () => {
+    const options = { baseUrl: 'http://localhost:3000' };
+    for (const url of ['http://127.0.0.1:3000/x', 'http://[::1]:3000/x', 'http://0.0.0.0:3000/x']) {
+      const { reply, links } = await shortenAt(options, 'localhost:3000', url);
+      expect([url, reply.status, reply.json]).toEqual([url, 400, SELF]);
+      expect(links).toEqual([]);
+    }
+    // The machine's other ports are other services.
+    const other = await shortenAt(options, 'localhost:3000', 'http://127.0.0.1:8080/x');
+    expect(other.reply.status).toBe(201);
+  });
+
+  test('a blocked address is blocked in its IPv4-mapped IPv6 spelling', async () => {
+    const blocklist = parseBlocklist('203.0.113.7\n');
+    const { reply, links } = await shortenAt(
+      { blocklist: () => blocklist },
+      'localhost',
+      'https://[::ffff:203.0.113.7]/',
+    );
+    expect(reply.status).toBe(400);
+    expect(reply.json).toEqual(BLOCKED);
+    expect(links).toEqual([]);
+  });
+
+  test('every registered domain is kurz itself, and one registered later at once', async () => {
+    let domains: ReadonlySet<string> = new Set(['go.example']);
+    const app = await TestApp.init('open', { registeredHosts: () => domains });
+    const client = app.anonymous();
+    for (const url of ['https://go.example/abc', 'http://GO.example./abc']) {
+      expect((await client.shorten({ url })).json).toEqual(SELF);
+    }
+    expect((await client.shorten({ url: 'https://to.example/abc' })).status).toBe(201);
+    domains = new Set(['go.example', 'to.example']);
+    expect((await client.shorten({ url: 'https://to.example/def' })).json).toEqual(SELF);
+    expect((await client.links()).json).toHaveLength(1);
   });
 });

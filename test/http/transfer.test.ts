@@ -166,17 +166,19 @@ describe('kurz import', () => {
     for (const code of ['good1', 'good2']) expect((await app.get(`/${code}`)).status).toBe(307);
   });
 
-  test('kurz’s own rules for targets hold: its own address and the blocklist are refused', async () => {
+  test('kurz’s own rules for targets hold: its own addresses and the blocklist are refused', async () => {
     const app = await TestApp.init('open');
+    await app.addDomain('https://go.example');
     const file =
-      'keyword,url\nself,https://kurz.test/abc\nblocked,https://sub.evil.example/x\nfine,https://example.com/\n';
+      'keyword,url\nself,https://kurz.test/abc\nblocked,https://sub.evil.example/x\nfine,https://example.com/\ndomain,http://GO.example./x\n';
     const { summary, reports } = await importText(app.store, file, {
       blocklist: parseBlocklist('evil.example\n'),
     });
-    expect(summary).toEqual(summaryOf({ read: 3, imported: 1, bad: 2 }));
+    expect(summary).toEqual(summaryOf({ read: 4, imported: 1, bad: 3 }));
     expect(reports).toEqual([
       'line 2: URL must not point to this service ("https://kurz.test/abc"); skipped',
       'line 3: URL is blocked ("https://sub.evil.example/x"); skipped',
+      'line 5: URL must not point to this service ("http://GO.example./x"); skipped',
     ]);
   });
 
@@ -276,7 +278,7 @@ describe('kurz export', () => {
     await app.store.createLinks(links);
     const lines = (await exportText(app.store)).trimEnd().split('\n');
     expect(JSON.parse(lines[0] as string)).toEqual({
-      kurz_export: 1,
+      kurz_export: 2,
       kurz_version: expect.any(String),
       exported_at: expect.stringMatching(/Z$/),
       clicks: false,
@@ -285,6 +287,7 @@ describe('kurz export', () => {
     const first = JSON.parse(lines[1] as string);
     expect(first).toEqual({
       code: 'pw',
+      domain: null,
       url: 'https://example.com/p',
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/),
       owner: 'ann@example.com',
@@ -294,6 +297,7 @@ describe('kurz export', () => {
       limited_clicks: 0,
       password_hash: expect.stringMatching(/^\$argon2id\$/),
       clicks: 0,
+      tags: [],
     });
     expect(new Set(lines.slice(1).map((l) => JSON.parse(l).code)).size).toBe(2101);
   });
@@ -326,8 +330,8 @@ describe('kurz export', () => {
     ]);
     const csv = await exportText(app.store, { format: 'csv' });
     expect(csv).toBe(
-      'code,url,created_at,owner,source,expires_at,max_clicks,limited_clicks,password_hash,clicks\r\n' +
-        `'-cmd,"https://example.com/?a=1,b=""2""",2026-01-01T00:00:00.000Z,,"'=HYPERLINK(""https://evil.example"",""click"")",,,0,,0\r\n`,
+      'code,url,created_at,owner,source,expires_at,max_clicks,limited_clicks,password_hash,clicks,domain,tags\r\n' +
+        `'-cmd,"https://example.com/?a=1,b=""2""",2026-01-01T00:00:00.000Z,,"'=HYPERLINK(""https://evil.example"",""click"")",,,0,,0,,\r\n`,
     );
     // And it reads back as it was.
     const other = await TestApp.init('open');

@@ -1,6 +1,7 @@
 // The web UI's shell and assets, and the QR codes of links, in-process.
 
 import { describe, expect, test } from 'bun:test';
+import { DomainRegistry } from '../../src/domains/registry.ts';
 import { BASE_URL, TestApp } from '../support/test-app.ts';
 
 describe.each(['accounts', 'open'] as const)('web UI (%s mode)', (mode) => {
@@ -72,12 +73,15 @@ describe('the base URL is escaped into the page', () => {
   test('quotes and angle brackets cannot break out of the attribute', async () => {
     const { createApp } = await import('../../src/app.ts');
     const { openSqlite } = await import('../../src/store/sqlite/sqlite-store.ts');
+    const store = openSqlite({ path: ':memory:', durability: 'normal' });
+    const baseUrl = () => 'https://x.test/"><script>alert(1)</script>';
     const app = createApp({
       mode: 'open',
-      store: openSqlite({ path: ':memory:', durability: 'normal' }),
+      store,
       jwtSecret: 'x'.repeat(40),
       tokenTtlSeconds: 60,
-      baseUrl: () => 'https://x.test/"><script>alert(1)</script>',
+      baseUrl,
+      domains: await DomainRegistry.open(store, baseUrl),
     });
     const page = await (await app.handle(new Request('http://localhost/'))).text();
     expect(page).not.toContain('<script>alert(1)');

@@ -361,6 +361,70 @@ describe.each(MODES)('%s mode, links managed and expiring on two instances', (mo
     await changeOnA({ expires_at: null }, '307 https://example.com/new');
   }, 30_000);
 
+  test('a domain added on A is served by B within a second; a link on it changed on A is followed by B', async () => {
+    const db = await freshDatabase();
+    // The admin token manages domains in both modes.
+    const args = ['--mode', mode, '--rate-limits', 'off', '--admin-token', ADMIN_TOKEN];
+    const [a, b] = (await instances(2, db, args)) as [Running, Running];
+    const owner = await userOn(a, mode, 'domains@example.com');
+    const token = mode === 'accounts' ? owner : ADMIN_TOKEN;
+    /** `code` as a visitor of `host` on `node` follows it. */
+    const on = async (node: Running, host: string, code: string) => {
+      const answer = await call(node.url, 'GET', `/${code}`, { headers: { host } });
+      return answer.status === 307
+        ? `307 ${answer.headers.get('location')}`
+        : String(answer.status);
+    };
+    const viaHost = async (host: string, code: string, expected: string, after: string) => {
+      let last = '';
+      await eventually(
+        async () => {
+          last = await on(b, host, code);
+          return last === expected;
+        },
+        () => `"${expected}" on B within 1 s after ${after}; the last answer was "${last}"`,
+        1000,
+      );
+    };
+    // B has found the code unknown on the domain it does not know yet (the default one).
+    expect(await on(b, 'go.example.com', 'promo')).toBe('404');
+    const added = await call(a.url, 'POST', '/api/domains', {
+      json: { base_url: 'https://go.example.com' },
+      token: ADMIN_TOKEN,
+    });
+    expect(added.status).toBe(201);
+    for (const [url, domain] of [
+      ['https://example.com/default', undefined],
+      ['https://example.com/go', 'go.example.com'],
+    ] as const) {
+      const made = await call(a.url, 'POST', '/api/shorten', {
+        json: { url, custom_code: 'promo', domain },
+        token: owner,
+      });
+      expect(made.status).toBe(201);
+    }
+    await viaHost(
+      'go.example.com',
+      'promo',
+      '307 https://example.com/go',
+      'the domain and link on A',
+    );
+    expect(await on(b, 'localhost', 'promo')).toBe('307 https://example.com/default');
+    const changed = await call(a.url, 'PATCH', '/api/links/promo?domain=go.example.com', {
+      json: { url: 'https://example.com/go2' },
+      token,
+    });
+    expect(changed.status).toBe(200);
+    await viaHost('go.example.com', 'promo', '307 https://example.com/go2', 'the PATCH on A');
+    expect(await on(b, 'localhost', 'promo')).toBe('307 https://example.com/default');
+    const removed = await call(a.url, 'DELETE', '/api/domains/go.example.com?with_links=true', {
+      token: ADMIN_TOKEN,
+    });
+    expect(removed.status).toBe(204);
+    // Its Host is the default domain's again, where promo is another link.
+    await viaHost('go.example.com', 'promo', '307 https://example.com/default', 'the removal on A');
+  }, 30_000);
+
   test('a delete on A makes B answer 404 within a second, though B had the link cached', async () => {
     const { a, b, owner, token } = await pair();
     for (const code of ['doomed', 'kept']) {

@@ -51,18 +51,23 @@ function post(path: string, length: number, body = '') {
   return `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n${body}`;
 }
 
-describe('bodies over the 64 KiB limit', () => {
-  test('up to 1 MiB declared: kurz answers its JSON 413 at once, without reading the body', async () => {
-    for (const length of [64 * KIB + 1, MIB]) {
-      const reply = await exchange(post('/api/shorten', length), (t) => t.endsWith(JSON_413));
+describe('bodies over the 64 KiB limit (8 MiB for POST /api/links/bulk)', () => {
+  test('up to 9 MiB declared: kurz answers its JSON 413 at once, without reading the body', async () => {
+    for (const [path, length] of [
+      ['/api/shorten', 64 * KIB + 1],
+      ['/api/shorten', 9 * MIB],
+      ['/api/links/bulk', 8 * MIB + 1],
+      ['/api/links/bulk', 9 * MIB],
+    ] as const) {
+      const reply = await exchange(post(path, length), (t) => t.endsWith(JSON_413));
       expect(reply.text).toStartWith('HTTP/1.1 413 Payload Too Large\r\n');
       expect(reply.text).toContain('X-Content-Type-Options: nosniff');
       expect(reply.closedByServer).toBe(false);
     }
   });
 
-  test('over 1 MiB declared: Bun answers a bare 413 and closes', async () => {
-    const reply = await exchange(post('/api/shorten', MIB + 1));
+  test('over 9 MiB declared (1 MiB past the largest limit): Bun answers a bare 413 and closes', async () => {
+    const reply = await exchange(post('/api/shorten', 9 * MIB + 1));
     expect(reply.closedByServer).toBe(true);
     expect(reply.text).toStartWith('HTTP/1.1 413 Request Entity Too Large\r\n');
     expect(reply.text).toContain('Connection: close');

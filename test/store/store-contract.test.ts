@@ -10,6 +10,7 @@ import { PostgresAnalytics } from '../../src/store/postgres/analytics.ts';
 import { openPostgres, type PostgresStore } from '../../src/store/postgres/postgres-store.ts';
 import { SqliteAnalytics } from '../../src/store/sqlite/analytics.ts';
 import { openSqlite, type SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import { SqliteTags } from '../../src/store/sqlite/tags.ts';
 import {
   type Click,
   LINK_LIMIT_REACHED,
@@ -287,6 +288,33 @@ describe.each(['sqlite', 'postgres'] as const)('Store contract on %s', (backend)
     expect((await store.listLinks({ owner: null, offset: 0 })).total).toBe(3);
   });
 
+  test('a batch of hundreds keeps its order: ids rise with it, codes taken anywhere give undefined, each link made has its tags', async () => {
+    const store = await open(backend);
+    await store.createLinks([link('old-150'), link('old-205'), link('old-232')]);
+    // 234 links: stores may insert several rows a statement; taken codes fall in each part.
+    const codes = Array.from({ length: 234 }, (_, i) => `c${i}`);
+    codes[150] = 'old-150';
+    codes[205] = 'old-205';
+    codes[232] = 'old-232';
+    codes[233] = 'c7';
+    const results = await store.createLinks(
+      codes.map((code, i) =>
+        link(code, { originalUrl: `https://x.example/${i}`, tags: [`t${i}`] }),
+      ),
+    );
+    const taken = new Set([150, 205, 232, 233]);
+    expect(results.map((r, i) => (taken.has(i) ? r : (r as Link).originalUrl))).toEqual(
+      codes.map((_, i) => (taken.has(i) ? undefined : `https://x.example/${i}`)),
+    );
+    const ids = results.filter((r): r is Link => r !== undefined).map((r) => r.id);
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    expect(new Set(ids).size).toBe(230);
+    expect((await store.findLinkDetail('c199'))?.tags).toEqual(['t199']);
+    expect((await store.findLinkDetail('c231'))?.tags).toEqual(['t231']);
+    expect((await store.findLinkDetail('c7'))?.originalUrl).toBe('https://x.example/7');
+    expect((await store.listLinks({ owner: null, offset: 0, limit: 1 })).total).toBe(233);
+  });
+
   test('a link is found by its exact code, with what a redirect needs', async () => {
     const store = await open(backend);
     const made = await make(store, 'Code_1', { source: 'newsletter' });
@@ -555,11 +583,13 @@ async function moveSome(store: Store, limit: number): Promise<void> {
   if (store.kind === 'sqlite') {
     const { sqlite, rollup } = store as SqliteStore;
     rollup.flush();
-    const analytics = new SqliteAnalytics(sqlite);
+    const tags = new SqliteTags(sqlite);
+    const analytics = new SqliteAnalytics(sqlite, tags);
     try {
       analytics.step(limit, rollup.counted);
     } finally {
       analytics.finalize();
+      tags.finalize();
     }
     return;
   }

@@ -2,8 +2,10 @@
 // Playwright) against a running dist/kurz, plus the few API calls the browser tests and
 // the screenshot script use to set the scene quickly.
 
+import { join } from 'node:path';
 import { type Browser, chromium } from 'playwright-core';
-import { call } from './binary.ts';
+import { openSqlite } from '../../src/store/sqlite/sqlite-store.ts';
+import { call, tempDir } from './binary.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
 
@@ -37,6 +39,9 @@ export interface NewLink {
   url: string;
   custom_code?: string;
   source?: string;
+  /** The short domain's host or base URL (absent: the default one). */
+  domain?: string;
+  tags?: string[];
 }
 
 /** Creates links through the API, one after another (so their order is the given one). */
@@ -50,6 +55,31 @@ export async function createLinks(base: string, links: NewLink[], token?: string
   return made;
 }
 
+/**
+ * A fresh SQLite database with short domains besides the default one (base URLs such
+ * as https://go.example.com), for `--db`: added through the store before kurz starts.
+ */
+export async function databaseWithDomains(baseUrls: string[]): Promise<string> {
+  const path = join(tempDir(), 'kurz.db');
+  const store = openSqlite({ path, durability: 'normal' });
+  try {
+    for (const baseUrl of baseUrls) {
+      const url = new URL(baseUrl);
+      const made = await store.createDomain({
+        baseUrl: `${url.protocol}//${url.host}`,
+        host: url.host,
+        rootRedirect: null,
+        notFoundRedirect: null,
+        createdAt: Date.now(),
+      });
+      if (made === undefined) throw new Error(`domain ${baseUrl} exists`);
+    }
+  } finally {
+    await store.close();
+  }
+  return path;
+}
+
 /** A desktop Chrome's User-Agent: clicks sent with it count as a person's, not a bot's. */
 export const HUMAN_AGENT =
   'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
@@ -59,6 +89,8 @@ export interface ClickOptions {
   userAgent?: string;
   /** The redirect's `?source=` (kept in accounts mode only). */
   source?: string;
+  /** The Host sent, which chooses the short domain (absent: the default one's address). */
+  host?: string;
 }
 
 /** Follows a short link `times` times without a browser, counting as many clicks. */
@@ -66,6 +98,7 @@ export async function click(base: string, code: string, times = 1, options: Clic
   const query = options.source === undefined ? '' : `?source=${encodeURIComponent(options.source)}`;
   const headers: Record<string, string> = {};
   if (options.userAgent !== undefined) headers['user-agent'] = options.userAgent;
+  if (options.host !== undefined) headers.host = options.host;
   for (let i = 0; i < times; i++) {
     const reply = await fetch(`${base}/${code}${query}`, { redirect: 'manual', headers });
     if (reply.status !== 307) throw new Error(`redirect of ${code} gave ${reply.status}`);

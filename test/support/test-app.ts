@@ -9,7 +9,9 @@ import { onTestFinished } from 'bun:test';
 import { SQL } from 'bun';
 import { createApp, type Writers } from '../../src/app.ts';
 import type { Mode, RateLimits, Registration } from '../../src/config/config.ts';
+import { urlHost } from '../../src/domain/hosts.ts';
 import type { Blocklist } from '../../src/domain/targets.ts';
+import { DomainRegistry } from '../../src/domains/registry.ts';
 import type { LogFields, Logger } from '../../src/logger.ts';
 import { openPostgres } from '../../src/store/postgres/postgres-store.ts';
 import { openSqlite, type SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
@@ -136,6 +138,8 @@ export interface RequestOptions {
   raw?: string;
   token?: string;
   headers?: Record<string, string>;
+  /** The Host the request is sent to (`kurz.lan:3000`); `localhost` unless given. */
+  host?: string;
 }
 
 export interface AppOptions {
@@ -150,6 +154,10 @@ export interface AppOptions {
   maxLinksPerUser?: number;
   baseUrl?: string;
   corsOrigins?: readonly string[];
+  /** Further host names browsers may write under (--allowed-hosts), canonical. */
+  allowedHosts?: readonly string[];
+  /** The canonical hosts of the registered short domains; none unless given. */
+  registeredHosts?: () => ReadonlySet<string>;
   /** Open mode's link management token (--admin-token); none unless given. */
   adminToken?: string;
   /** --registration; open unless given. */
@@ -198,6 +206,8 @@ export class TestApp {
     readonly log: MemoryLogger,
     /** The webhook sender, when the app was given `webhooks`. */
     readonly webhooks: WebhookDispatcher | undefined,
+    /** The app's short domains. */
+    readonly domains: DomainRegistry,
     private readonly rawHandle: Handle,
   ) {}
 
@@ -208,12 +218,13 @@ export class TestApp {
       (TEST_STORE === 'postgres'
         ? await openTestPostgres(log)
         : openSqlite({ path: ':memory:', durability: 'normal' }));
+    const domains = await DomainRegistry.open(store, () => options.baseUrl ?? BASE_URL);
     const webhooks =
       options.webhooks === undefined
         ? undefined
         : new WebhookDispatcher({
             store,
-            baseUrl: () => options.baseUrl ?? BASE_URL,
+            domainOf: domains.domainOf,
             log,
             policy: { allowPrivate: true, resolve: systemResolve },
             pollMs: 20,
@@ -226,6 +237,8 @@ export class TestApp {
       tokenTtlSeconds: options.tokenTtlSeconds ?? 3600,
       baseUrl: () => options.baseUrl ?? BASE_URL,
       corsOrigins: options.corsOrigins,
+      allowedHosts: options.allowedHosts,
+      registeredHosts: options.registeredHosts,
       hashing: CHEAP_HASHING,
       writers: options.writers,
       maxLinksPerUser: options.maxLinksPerUser,
@@ -237,6 +250,7 @@ export class TestApp {
       adminToken: options.adminToken,
       registration: options.registration,
       webhooks,
+      domains,
       metricsToken: options.metricsToken,
       accessLog: options.accessLog,
     });
@@ -257,7 +271,7 @@ export class TestApp {
       await checkResponse(checker, request, response);
       return response;
     };
-    return new TestApp(mode, store, app, log, webhooks, rawHandle);
+    return new TestApp(mode, store, app, log, webhooks, domains, rawHandle);
   }
 
   /** The app's answer to `request`, checked against the OpenAPI document. */
@@ -324,7 +338,7 @@ export class TestApp {
     }
     if (options.token !== undefined) headers.set('authorization', `Bearer ${options.token}`);
     const response = await this.handle(
-      new Request(`http://localhost${path}`, { method, headers, body }),
+      new Request(`http://${options.host ?? 'localhost'}${path}`, { method, headers, body }),
     );
     const text = await response.text();
     let json: unknown;
@@ -342,6 +356,27 @@ export class TestApp {
 
   post(path: string, json: unknown, options: RequestOptions = {}) {
     return this.request('POST', path, { ...options, json });
+  }
+
+  /**
+   * Adds a short domain (as `kurz domain add` does) and waits until the app's registry
+   * holds it; returns its id.
+   */
+  async addDomain(
+    baseUrl: string,
+    answers: { rootRedirect?: string | null; notFoundRedirect?: string | null } = {},
+  ): Promise<number> {
+    const url = new URL(baseUrl);
+    const domain = await this.store.createDomain({
+      baseUrl: `${url.protocol}//${urlHost(url)}`,
+      host: urlHost(url),
+      rootRedirect: answers.rootRedirect ?? null,
+      notFoundRedirect: answers.notFoundRedirect ?? null,
+      createdAt: Date.now(),
+    });
+    if (domain === undefined) throw new Error(`domain ${baseUrl} exists`);
+    await this.domains.reload();
+    return domain.id;
   }
 
   /** Registers a fresh user and returns a client acting as them. */

@@ -35,6 +35,7 @@ const link = (
   kind: 'link',
   line,
   code,
+  domain: null,
   url,
   createdAt: undefined,
   source: null,
@@ -42,6 +43,7 @@ const link = (
   maxClicks: null,
   limitedClicks: 0,
   passwordHash: null,
+  tags: [],
   ...more,
 });
 
@@ -162,11 +164,15 @@ describe('formats, each from a realistic sample', () => {
     const { format, entries } = await read(file);
     expect(format).toBe('kutt');
     expect(entries).toEqual([
-      link(2, 'fromlink', 'https://example.org/a', { createdAt: at('2024-05-01T12:00:00Z') }),
+      // No domain column: the short link's host names the domain.
+      link(2, 'fromlink', 'https://example.org/a', {
+        createdAt: at('2024-05-01T12:00:00Z'),
+        domain: 'kutt.it',
+      }),
     ]);
   });
 
-  test('Shlink: the web client’s CSV export (short_urls.csv), dates with offsets', async () => {
+  test('Shlink: the web client’s CSV export (short_urls.csv), dates with offsets, its domain and tags', async () => {
     const file =
       'createdAt,domain,shortCode,shortUrl,longUrl,title,tags,visits\n' +
       '2021-03-01T10:20:30+01:00,s.test,abc,https://s.test/abc,https://example.org/1,First,a|b,4\n' +
@@ -174,15 +180,28 @@ describe('formats, each from a realistic sample', () => {
     const { format, description, entries } = await read(file);
     expect([format, description]).toEqual(['shlink', 'Shlink CSV']);
     expect(entries).toEqual([
-      link(2, 'abc', 'https://example.org/1', { createdAt: at('2021-03-01T09:20:30Z') }),
-      link(3, 'from-url', 'https://example.org/2', { createdAt: at('2021-03-02T05:00:00Z') }),
+      link(2, 'abc', 'https://example.org/1', {
+        createdAt: at('2021-03-01T09:20:30Z'),
+        domain: 's.test',
+        tags: ['a', 'b'],
+      }),
+      link(3, 'from-url', 'https://example.org/2', {
+        createdAt: at('2021-03-02T05:00:00Z'),
+        domain: 's.test',
+      }),
     ]);
   });
 
   test('Shlink: the CSV shlink-importer reads (no dates), and its API’s short URLs with their limits', async () => {
-    const csv = await read('longUrl,shortCode,domain,title,tags\nhttps://example.org/x,x1,,,\n');
+    // An empty domain is Shlink's default one; tags separated by |, or by , (older exports).
+    const csv = await read(
+      'longUrl,shortCode,domain,title,tags\nhttps://example.org/x,x1,,,\nhttps://example.org/y,y1,go.example.com,,"Promo, q1"\n',
+    );
     expect(csv.format).toBe('shlink');
-    expect(csv.entries).toEqual([link(2, 'x1', 'https://example.org/x')]);
+    expect(csv.entries).toEqual([
+      link(2, 'x1', 'https://example.org/x'),
+      link(3, 'y1', 'https://example.org/y', { domain: 'go.example.com', tags: ['Promo', 'q1'] }),
+    ]);
     const api = JSON.stringify({
       shortUrls: {
         data: [
@@ -213,11 +232,13 @@ describe('formats, each from a realistic sample', () => {
     const { format, entries } = await read(api, undefined, 11);
     expect(format).toBe('shlink');
     expect(entries).toEqual([
+      // domain: null is Shlink's default domain, whatever the short URL's host.
       link(1, 'lim', 'https://example.org/lim', {
         createdAt: at('2022-01-01T00:00:00Z'),
         expiresAt: at('2030-01-01T00:00:00Z'),
         maxClicks: 10,
         limitedClicks: 7,
+        tags: ['x'],
       }),
       // Past its limit in Shlink: past it in kurz too.
       link(1, 'old', 'https://example.org/old', {
@@ -232,14 +253,19 @@ describe('formats, each from a realistic sample', () => {
     const file =
       'Title,Link,Custom Link,Destination URL,Date Created,Tags,Clicks\n' +
       'Spring sale,https://bit.ly/3xYzAbC,https://bit.ly/spring-sale,https://shop.example/spring,2024-03-05 14:23:01,promo,1520\n' +
-      'Docs,bit.ly/4dEfGhI,,https://docs.example/start,2024-03-06T09:00:00+0000,,7\n';
+      'Docs,go.brand.example/4dEfGhI,,https://docs.example/start,2024-03-06T09:00:00+0000,,7\n';
     const { format, description, entries } = await read(file);
     expect([format, description]).toEqual(['bitly', 'Bitly CSV']);
     expect(entries).toEqual([
+      // The domain is the short link's host: Bitly's own, or a custom one.
       link(2, 'spring-sale', 'https://shop.example/spring', {
         createdAt: at('2024-03-05T14:23:01Z'),
+        domain: 'bit.ly',
       }),
-      link(3, '4dEfGhI', 'https://docs.example/start', { createdAt: at('2024-03-06T09:00:00Z') }),
+      link(3, '4dEfGhI', 'https://docs.example/start', {
+        createdAt: at('2024-03-06T09:00:00Z'),
+        domain: 'go.brand.example',
+      }),
     ]);
   });
 
@@ -277,11 +303,12 @@ describe('formats, each from a realistic sample', () => {
     expect(entries).toEqual([
       link(1, 'my-custom-url', 'https://www.youtube.com/watch?v=abc', {
         createdAt: at('2020-10-26T17:20:40Z'),
+        domain: 'bit.ly',
       }),
     ]);
   });
 
-  test('kurz: its own JSON Lines, header first, click records after their link', async () => {
+  test('kurz: its own JSON Lines of version 1, header first, click records after their link: all on the default domain, without tags', async () => {
     const file = [
       '{"kurz_export":1,"kurz_version":"0.1.0","exported_at":"2026-11-21T09:30:00.000Z","clicks":true}',
       '{"code":"ann-1","url":"https://example.com/ä","created_at":"2026-11-20T09:30:00.000Z","owner":"ann@example.com","source":"news","expires_at":"2027-01-01T00:00:00.000Z","max_clicks":100,"limited_clicks":3,"password_hash":"$argon2id$v=19$m=1024,t=1,p=1$c2FsdA$aGFzaA","clicks":3,"later_field":true}',
@@ -305,6 +332,7 @@ describe('formats, each from a realistic sample', () => {
         kind: 'click',
         line: 3,
         code: 'ann-1',
+        domain: null,
         createdAt: at('2026-11-20T10:00:00Z'),
         source: 'news',
         querySource: null,
@@ -313,6 +341,42 @@ describe('formats, each from a realistic sample', () => {
         country: 'FR',
       },
       link(4, 'open1', 'https://example.com/o', {
+        createdAt: at('2026-11-19T00:00:00Z'),
+        owner: null,
+      }),
+    ]);
+  });
+
+  test('kurz: JSON Lines of version 2, each link and click record with its domain (null: the default one), links with their tags', async () => {
+    const file = [
+      '{"kurz_export":2,"kurz_version":"0.2.0","exported_at":"2026-11-21T09:30:00.000Z","clicks":true}',
+      '{"code":"promo","domain":"go.example.com","url":"https://example.com/a","created_at":"2026-11-20T09:30:00.000Z","owner":null,"source":null,"expires_at":null,"max_clicks":null,"limited_clicks":0,"password_hash":null,"clicks":1,"tags":["q1","sale"]}',
+      '{"click":"promo","domain":"go.example.com","at":"2026-11-20T10:00:00.000Z","source":null,"query_source":null,"referrer":null,"user_agent":null,"country":null}',
+      '{"code":"promo","domain":null,"url":"https://example.com/b","created_at":"2026-11-19T00:00:00.000Z","owner":null,"source":null,"expires_at":null,"max_clicks":null,"limited_clicks":0,"password_hash":null,"clicks":0,"tags":[]}',
+      '',
+    ].join('\n');
+    const { description, entries } = await read(file);
+    expect(description).toBe('kurz export (JSON Lines, version 2)');
+    expect(entries).toEqual([
+      link(2, 'promo', 'https://example.com/a', {
+        domain: 'go.example.com',
+        createdAt: at('2026-11-20T09:30:00Z'),
+        owner: null,
+        tags: ['q1', 'sale'],
+      }),
+      {
+        kind: 'click',
+        line: 3,
+        code: 'promo',
+        domain: 'go.example.com',
+        createdAt: at('2026-11-20T10:00:00Z'),
+        source: null,
+        querySource: null,
+        referrer: null,
+        userAgent: null,
+        country: null,
+      },
+      link(4, 'promo', 'https://example.com/b', {
         createdAt: at('2026-11-19T00:00:00Z'),
         owner: null,
       }),
@@ -332,6 +396,63 @@ describe('formats, each from a realistic sample', () => {
         source: '=HYPERLINK(1)',
       }),
     ]);
+    // Since version 2: its domain (empty: the default one) and its tags joined by |.
+    const withDomains =
+      'code,url,created_at,owner,source,expires_at,max_clicks,limited_clicks,password_hash,clicks,domain,tags\r\n' +
+      'a1,https://example.com/1,2026-11-20T09:30:00.000Z,,,,,0,,0,go.example.com,q1|sale\r\n' +
+      'a1,https://example.com/2,2026-11-20T09:30:00.000Z,,,,,0,,0,,\r\n';
+    expect((await read(withDomains)).entries).toEqual([
+      link(2, 'a1', 'https://example.com/1', {
+        createdAt: at('2026-11-20T09:30:00Z'),
+        owner: null,
+        domain: 'go.example.com',
+        tags: ['q1', 'sale'],
+      }),
+      link(3, 'a1', 'https://example.com/2', {
+        createdAt: at('2026-11-20T09:30:00Z'),
+        owner: null,
+      }),
+    ]);
+  });
+
+  test('the quick reading of a file’s domains gives each link row’s, as its entries do, without bad rows or click records', async () => {
+    const files = [
+      'createdAt,domain,shortCode,shortUrl,longUrl,title,tags,visits\n' +
+        '2021-03-01T10:20:30+01:00,s.test,abc,https://s.test/abc,https://example.org/1,,,4\n' +
+        'short,row\n' +
+        '2021-03-01T10:20:30+01:00,,def,https://s.test/def,https://example.org/2,,,0\n',
+      'Link,Destination URL\nhttps://bit.ly/a,https://example.org/a\ngo.brand.example/b,https://example.org/b\n',
+      [
+        '{"kurz_export":2,"clicks":true}',
+        '{"code":"a","domain":"go.example.com","url":"https://example.com/a","password_hash":null}',
+        '{"click":"a","domain":"go.example.com","at":"2026-11-20T10:00:00.000Z"}',
+        'not json',
+        '{"code":"b","url":"https://example.com/b","password_hash":null}',
+      ].join('\n'),
+      JSON.stringify({
+        shortUrls: {
+          data: [
+            { shortCode: 'x', longUrl: 'https://e.org/', domain: null },
+            { shortCode: 'y', longUrl: 'https://e.org/', shortUrl: 'https://s.test/y' },
+          ],
+        },
+      }),
+    ];
+    for (const file of files) {
+      const fromEntries = (await read(file)).entries.flatMap((e) =>
+        e.kind === 'link' ? [e.domain] : [],
+      );
+      const input = await readInput(chunked(file, 7), undefined);
+      const domains: (string | null)[] = [];
+      for await (const domain of input.domains) domains.push(domain);
+      expect(domains).toEqual(fromEntries);
+    }
+    // A row bad for what it holds (no URL, say) still names its domain, and is counted.
+    const noUrl = await readInput(
+      chunked('shortCode,longUrl,domain\nx,,go.example.com\n', 7),
+      undefined,
+    );
+    for await (const domain of noUrl.domains) expect(domain).toBe('go.example.com');
   });
 
   test('--from reads a file as the format given, whatever its first line says', async () => {
@@ -347,8 +468,8 @@ describe('files kurz cannot read, and rows it skips', () => {
       'the format was not recognised from the first line (name, address); give --from',
     );
     await expect(read('\n\n')).rejects.toThrow('the file is empty');
-    await expect(read('{"kurz_export":2,"clicks":false}\n')).rejects.toThrow(
-      'the file was written by a newer kurz (export version 2)',
+    await expect(read('{"kurz_export":3,"clicks":false}\n')).rejects.toThrow(
+      'the file was written by a newer kurz (export version 3); this kurz reads version 2',
     );
     await expect(read('title,clicks\nx,1\n', 'shlink')).rejects.toThrow(
       'the first line must name the columns of a Shlink CSV',

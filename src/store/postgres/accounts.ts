@@ -13,6 +13,7 @@ import {
 } from '../accounts.ts';
 import type { User, UserWithHash } from '../store.ts';
 import { LINK_CLICK_TABLES } from './schema.ts';
+import { removeUserTagDays } from './tags.ts';
 
 const KEY_COLUMNS = `id, name, prefix, scope, created_at::float8 AS "createdAt",
   expires_at::float8 AS "expiresAt", last_used_at::float8 AS "lastUsedAt"`;
@@ -82,6 +83,7 @@ export class PostgresAccounts {
         await tx`UPDATE link_totals SET links = links - ${n} WHERE owner = ${id}`;
         await tx`INSERT INTO link_totals (owner, links) VALUES (0, ${n})
                  ON CONFLICT (owner) DO UPDATE SET links = link_totals.links + ${n}`;
+        await removeUserTagDays(tx, id, true);
       } else {
         for (const table of LINK_CLICK_TABLES) {
           await tx.unsafe(
@@ -92,6 +94,7 @@ export class PostgresAccounts {
         codes = await tx`DELETE FROM links WHERE user_id = ${id}
                          RETURNING CASE WHEN domain_id = 0 THEN short_code
                                         ELSE domain_id || '/' || short_code END AS short_code`;
+        await removeUserTagDays(tx, id, false);
       }
       // API keys and webhooks go by their foreign keys' ON DELETE CASCADE.
       await tx`DELETE FROM users WHERE id = ${id}`;

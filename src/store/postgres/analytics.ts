@@ -1,8 +1,8 @@
 // The analytics side of the PostgreSQL store. The click log (`clicks`) is a queue: each
 // instance's rollup takes a chunk of it (SKIP LOCKED, so instances share the work and
 // never take the same clicks), and in the same transaction deletes it, writes compact
-// click records, adds to the day rollups and takes the chunk's counts out of
-// pending_values. A crash rolls all of it back: no click is lost or counted twice.
+// click records, adds to the day rollups (and to their tags' sums, tags.ts) and takes
+// the chunk's counts out of pending_values. A crash rolls all of it back: no click is lost or counted twice.
 // Counts (link_clicks) are kept at click time and not touched; the list's order by
 // clicks (link_click_order) is set from them for the links whose clicks moved.
 
@@ -13,6 +13,7 @@ import type { ClickRow, DayCount } from '../../domain/clicks.ts';
 import { InternedIds } from '../interned-ids.ts';
 import type { LinkTraffic } from '../store.ts';
 import { pendingRow, READ_PENDING, takePending } from './pending-values.ts';
+import { addTagDays, shareTagDays } from './tags.ts';
 
 const RAW_COLUMNS = `id::float8 AS id, link_id AS "linkId", created_at::float8 AS "createdAt",
   source, query_source AS "querySource", referrer, user_agent AS "userAgent", country`;
@@ -40,6 +41,7 @@ export class PostgresAnalytics {
   async step(client: SQL, limit: number): Promise<number> {
     const fresh = { strings: new Map<string, number>(), agents: new Map<string, number>() };
     const taken = await client.begin(async (tx) => {
+      await shareTagDays(tx);
       const rows: (ClickRow & { shard: number })[] = await tx.unsafe(TAKE_CLICKS, [limit]);
       if (rows.length === 0) return 0;
       await this.record(tx, rows, fresh);
@@ -91,16 +93,19 @@ export class PostgresAnalytics {
                              ${kept.map((r) => id(r.userAgent, this.agents, fresh.agents))}::int[],
                              ${kept.map((r) => r.country)}::text[])`;
     const days = tally.rows();
+    const values = days.map((d) =>
+      d.value === '' ? 0 : (id(d.value, this.strings, fresh.strings) as number),
+    );
     // In key order, so two instances adding to the same rows cannot deadlock.
     await tx`
         INSERT INTO click_days (link_id, day, dimension, value, clicks)
         SELECT * FROM unnest(${days.map((d) => d.linkId)}::int[], ${days.map((d) => d.day)}::int[],
-                             ${days.map((d) => d.dimension)}::smallint[],
-                             ${days.map((d) => (d.value === '' ? 0 : id(d.value, this.strings, fresh.strings)))}::int[],
+                             ${days.map((d) => d.dimension)}::smallint[], ${values}::int[],
                              ${days.map((d) => d.clicks)}::bigint[])
         ORDER BY 1, 2, 3, 4
         ON CONFLICT (link_id, day, dimension, value)
         DO UPDATE SET clicks = click_days.clicks + excluded.clicks`;
+    await addTagDays(tx, days, values);
     // The list's order by clicks takes each moved link's count as it is now (a link
     // deleted meanwhile may leave a row, which no list joins). In link order, as above.
     const moved = [...new Set(kept.map((row) => row.linkId))].sort((a, b) => a - b);

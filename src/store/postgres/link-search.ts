@@ -90,7 +90,7 @@ function countSql(shape: SearchShape, driver: Driver): string {
       ? 'SELECT coalesce(sum(links), 0) FROM link_totals WHERE owner = $owner'
       : 'SELECT coalesce(sum(links), 0) FROM link_totals';
   }
-  // One domain's or one tag's: the totals the triggers of migration 0007 keep.
+  // One domain's or one tag's: the totals the triggers of migration 0008 keep.
   if (shape.domain && !shape.owner && !shape.text && !shape.tag) {
     return 'SELECT coalesce(sum(links), 0) FROM domain_totals WHERE domain_id = $domain';
   }
@@ -179,7 +179,7 @@ function sizesSql(search: LinkSearch, text: boolean): string {
 /** Searches over the pool; each statement's text is made once. */
 export class PostgresLinkSearch {
   private readonly statements = new Map<string, Numbered>();
-  /** Whether migration 0007 could make the trigram indexes (pg_trgm installed). */
+  /** Whether migration 0008 could make the trigram indexes (pg_trgm installed). */
   private trigramIndexes: Promise<boolean> | undefined;
 
   constructor(private readonly client: SQL) {}

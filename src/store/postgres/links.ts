@@ -25,6 +25,7 @@ import {
 } from '../store.ts';
 import { LINKS_CHANNEL, linkNotice } from './notices.ts';
 import { LINK_CLICK_TABLES } from './schema.ts';
+import { moveLinkTagDays } from './tags.ts';
 import { reportLinkEvent } from './webhooks.ts';
 
 /** The columns of a LinkDetail; `l` is the link's row. */
@@ -33,7 +34,7 @@ const DETAIL_COLUMNS = `l.id, l.user_id AS "userId", l.domain_id AS "domainId",
   l.created_at::float8 AS "createdAt", l.source,
   l.expires_at::float8 AS "expiresAt", l.max_clicks AS "maxClicks",
   l.limited_clicks AS "limitedClicks", l.password_hash AS "passwordHash",
-  ARRAY(SELECT t.tag FROM link_tags t WHERE t.link_id = l.id ORDER BY t.tag) AS tags,
+  ARRAY(SELECT t.tag FROM link_tags t WHERE t.link_id = l.id ORDER BY t.tag COLLATE "C") AS tags,
   (SELECT coalesce(sum(c.clicks), 0)::float8 FROM link_clicks c WHERE c.link_id = l.id) AS clicks`;
 
 /**
@@ -271,6 +272,7 @@ export class PostgresLinks {
                password_hash = ${next.passwordHash}
         WHERE id = ${id}`;
       if (changes.tags !== undefined) {
+        await moveLinkTagDays(tx, id, next.userId, next.tags);
         await tx`DELETE FROM link_tags WHERE link_id = ${id}`;
         if (next.tags.length > 0) {
           await tx`INSERT INTO link_tags (link_id, tag) SELECT ${id}, unnest(${next.tags}::text[])`;
@@ -302,6 +304,7 @@ export async function removeLink(tx: SQL, id: number, now: number): Promise<bool
   );
   if (link === undefined) return false;
   await reportLinkEvent(tx, 'link.deleted', link, now);
+  await moveLinkTagDays(tx, id, link.userId, []);
   const [gone]: { short_code: string; domain_id: number }[] =
     await tx`DELETE FROM links WHERE id = ${id} RETURNING short_code, domain_id`;
   if (gone === undefined) return false;

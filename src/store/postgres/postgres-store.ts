@@ -2,9 +2,9 @@
 // kurz instances may share one database: every promise the store makes (exact counts,
 // one winner per code, the first token key stored) is kept by PostgreSQL itself, never
 // by memory of one process. Its areas (accounts.ts, links.ts, domains.ts, click-log.ts,
-// analytics.ts, webhooks.ts, settings.ts, notices.ts) are composed here, each operation
-// held to the deadline of open.ts; the click pipeline (clicks/pipeline.ts) runs with
-// this engine's steps.
+// analytics.ts, tags.ts, webhooks.ts, settings.ts, notices.ts) are composed here, each
+// operation held to the deadline of open.ts; the click pipeline (clicks/pipeline.ts)
+// runs with this engine's steps.
 
 import type { SQL } from 'bun';
 import { ClickPipeline } from '../../clicks/pipeline.ts';
@@ -20,6 +20,7 @@ import { PostgresLinks } from './links.ts';
 import { LINKS_CHANNEL, PostgresNotices } from './notices.ts';
 import { classify, connect, deadline, type PostgresOptions } from './open.ts';
 import { PostgresSettings } from './settings.ts';
+import { PostgresTags } from './tags.ts';
 import { PostgresWebhooks, pruneDeliveries } from './webhooks.ts';
 
 export type { PostgresOptions };
@@ -91,6 +92,7 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresSt
       run(() => analytics.traffic(client, linkId, fromDay, toDay)),
     clickRows: (linkId, afterId, limit) =>
       run(() => analytics.rows(client, linkId, afterId, limit)),
+    ...guarded(new PostgresTags(client), run),
     rollUpClicks: () => pipeline.moveAll(),
     pruneClickRecords: (before) => pipeline.pruneAll(before),
     async pruneDeliveries(before) {

@@ -182,6 +182,24 @@ export const clickDays = pgTable(
   (table) => [primaryKey({ columns: [table.linkId, table.day, table.dimension, table.value] })],
 );
 
+/** click_days summed per owner and tag, as on SQLite (see store/sqlite/schema.ts). */
+export const tagDays = pgTable(
+  'tag_days',
+  {
+    owner: integer('owner').notNull(),
+    tag: varchar('tag', { length: 32 }).notNull(),
+    day: integer('day').notNull(),
+    dimension: smallint('dimension').notNull(),
+    value: integer('value').notNull(),
+    clicks: bigint('clicks', { mode: 'number' }).notNull(),
+  },
+  (table) => [
+    primaryKey({
+      columns: [table.owner, table.tag, table.day, table.dimension, table.value],
+    }),
+  ],
+);
+
 /**
  * The clicks still in the log, counted as on SQLite (see store/sqlite/schema.ts), each
  * key split in shards as link_clicks is: a click batch adds to the shard it took for its

@@ -14,6 +14,7 @@ import {
 } from '../accounts.ts';
 import type { User, UserWithHash } from '../store.ts';
 import { LINK_CLICK_TABLES } from './schema.ts';
+import { TAG_DAYS_HANDED_TO_NO_ONE, TAG_DAYS_OF_REMOVED_USER } from './tags.ts';
 
 const KEY_COLUMNS = `id, name, prefix, scope, created_at AS createdAt, expires_at AS expiresAt,
   last_used_at AS lastUsedAt`;
@@ -48,12 +49,14 @@ export function sqliteAccounts(sqlite: Database) {
     'UPDATE link_totals SET links = links - $n WHERE owner = $id',
     `INSERT INTO link_totals (owner, links) VALUES (0, $n)
      ON CONFLICT (owner) DO UPDATE SET links = links + $n`,
+    ...TAG_DAYS_HANDED_TO_NO_ONE,
   ].map((text) => sqlite.prepare<unknown, [{ id: number; n: number }]>(text));
   const deleteLinks = [
     ...LINK_CLICK_TABLES.map(
       (table) => `DELETE FROM ${table} WHERE link_id IN (SELECT id FROM links WHERE user_id = ?)`,
     ),
     'DELETE FROM links WHERE user_id = ?',
+    TAG_DAYS_OF_REMOVED_USER,
   ].map((text) => sqlite.prepare<unknown, [number]>(text));
   // API keys and webhooks go by their foreign keys' ON DELETE CASCADE.
   const deleteUser = sqlite.prepare<unknown, [number]>('DELETE FROM users WHERE id = ?');

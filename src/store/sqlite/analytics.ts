@@ -1,8 +1,9 @@
 // The analytics side of the SQLite store. The click log (`clicks`) is a queue: a rollup
 // on the event loop moves its rows, once they are counted (see click-counts.ts), into
-// compact click records and daily rollups, in one transaction per slice, taking their
-// counts out of pending_values. What has not moved yet is read from pending_values
-// (stats) or the log (exports), so both see every committed click.
+// compact click records and daily rollups (and the sums of their tags, tags.ts), in one
+// transaction per slice, taking their counts out of pending_values. What has not moved
+// yet is read from pending_values (stats) or the log (exports), so both see every
+// committed click.
 
 import type { Database, Statement } from 'bun:sqlite';
 import { DayTally } from '../../analytics/fold.ts';
@@ -11,6 +12,7 @@ import { type ClickRow, type DayCount, PendingTally } from '../../domain/clicks.
 import { InternedIds } from '../interned-ids.ts';
 import type { LinkTraffic } from '../store.ts';
 import { SqlitePendingValues } from './pending-values.ts';
+import type { SqliteTags, StoredDayCount } from './tags.ts';
 
 const RAW_COLUMNS = `id, link_id AS linkId, created_at AS createdAt, source,
   query_source AS querySource, referrer, user_agent AS userAgent, country`;
@@ -78,7 +80,8 @@ export class SqliteAnalytics {
   readonly traffic: (linkId: number, fromDay: number, toDay: number) => LinkTraffic;
   readonly rows: (linkId: number, afterId: number, limit: number) => ClickRow[];
 
-  constructor(sqlite: Database) {
+  /** `tags` is told of what each slice adds to click_days, in the slice's transaction. */
+  constructor(sqlite: Database, tags: SqliteTags) {
     const prepare = <R, P extends unknown[]>(text: string) => {
       const statement = sqlite.prepare<R, P & import('bun:sqlite').SQLQueryBindings[]>(text);
       this.statements.push(statement as unknown as Statement);
@@ -184,10 +187,13 @@ export class SqliteAnalytics {
           row.country,
         );
       }
+      const added: StoredDayCount[] = [];
       for (const day of tally.rows()) {
         const value = day.value === '' ? 0 : (this.intern(day.value, fresh.strings) as number);
         this.addDay.run(day.linkId, day.day, day.dimension, value, day.clicks);
+        added.push({ ...day, value });
       }
+      tags.addDays(added);
       this.removeRaw.run(from, to);
       this.mark.run(to);
       // Remembered only once committed (see committed()): a rolled-back insert leaves no row.

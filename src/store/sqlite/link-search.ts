@@ -10,7 +10,7 @@
 //
 // SQLite keeps no statistics of how common a tag or a text is: the store reads what it
 // needs to choose (the owner's links in link_totals, the domain's and the tag's in
-// their indexes, a text's in the trigram index link_search of migration 0007, up to
+// their indexes, a text's in the trigram index link_search of migration 0008, up to
 // RARE_TEXT) in the same read transaction as the page. A common text has no cheaper way to its total than checking
 // every link.
 

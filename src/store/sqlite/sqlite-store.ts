@@ -1,5 +1,5 @@
 // The SQLite implementation of Store: its areas (accounts.ts, links.ts, domains.ts, click-log.ts,
-// analytics.ts, webhooks.ts, settings.ts), each a set of prepared statements on one
+// analytics.ts, tags.ts, webhooks.ts, settings.ts), each a set of prepared statements on one
 // connection, composed behind the guards of open.ts; and the click pipeline
 // (clicks/pipeline.ts) run with this engine's steps. Nothing builds SQL per request.
 
@@ -24,6 +24,7 @@ import {
   watchDataVersion,
 } from './open.ts';
 import { sqliteSettings } from './settings.ts';
+import { SqliteTags } from './tags.ts';
 import { sqliteWebhooks } from './webhooks.ts';
 
 export type { SqliteOptions };
@@ -57,11 +58,12 @@ export function openSqlite(options: SqliteOptions): SqliteStore {
   const { sqlite, rollup, writes, log } = opened;
   const guards = sqliteGuards(writes);
   const { read, write } = guards;
-  const analytics = new SqliteAnalytics(sqlite);
+  const tags = new SqliteTags(sqlite);
+  const analytics = new SqliteAnalytics(sqlite, tags);
   const hooks = sqliteWebhooks(sqlite);
   const accounts = sqliteAccounts(sqlite);
   const settings = sqliteSettings(sqlite);
-  const links = sqliteLinks(sqlite, hooks);
+  const links = sqliteLinks(sqlite, hooks, tags);
   const search = sqliteLinkSearch(sqlite);
   // This process's own domain changes are told at once; another's through data_version.
   const domainWatchers = new Set<() => void>();
@@ -113,6 +115,9 @@ export function openSqlite(options: SqliteOptions): SqliteStore {
     ]),
     linkTraffic: (linkId, fromDay, toDay) => read(() => analytics.traffic(linkId, fromDay, toDay)),
     clickRows: (linkId, afterId, limit) => read(() => analytics.rows(linkId, afterId, limit)),
+    listTags: (owner) => read(() => tags.list(owner)),
+    tagTraffic: (tag, owner, fromDay, toDay) =>
+      read(() => tags.traffic(tag, owner, fromDay, toDay)),
     totals: () => read(() => totals.get() ?? { links: 0, users: 0 }),
 
     async rollUpClicks(): Promise<number> {
@@ -197,6 +202,7 @@ export function openSqlite(options: SqliteOptions): SqliteStore {
       try {
         // A handle with live statements would linger; finalize ours so the files really close.
         analytics.finalize();
+        tags.finalize();
         for (const area of [links, search, domains, accounts, settings, hooks, clicks])
           area.finalize();
         totals.finalize();

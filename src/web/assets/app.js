@@ -1,10 +1,12 @@
 // kurz web UI, the entry point: reads the mode and base URL the server put in the page,
 // keeps the session token (accounts mode) and switches between the login view and the
 // main view. The views live in their own modules: auth.js (login and register),
-// shorten.js (the form, copy and QR code), links-list.js (the list, paging, filter, poll),
-// and the dialogs of a listed link: edit-link.js, delete-link.js and stats-view.js
-// (open mode's admin token for the first two: admin-token.js). In accounts mode the
-// header also opens the person's API keys: api-keys.js (and revoke-key.js).
+// shorten.js (the form, copy and QR code; paste-many.js, utm.js, tag-input.js),
+// links-list.js (the list, paging, poll; list-filters.js), and the dialogs of a listed
+// link: edit-link.js, delete-link.js and stats-view.js (which shows a tag's stats too;
+// open mode's admin token for the first two: admin-token.js). domains.js knows the short
+// domains and what a link's domain decides: its short URL and its API path. In accounts
+// mode the header also opens the person's API keys: api-keys.js (and revoke-key.js).
 
 import { createAdminToken } from './admin-token.js';
 import { createApi } from './api.js';
@@ -13,6 +15,7 @@ import { createAuth } from './auth.js';
 import { createDeleter } from './delete-link.js';
 import { wireCloseButtons } from './dialog.js';
 import { byId } from './dom.js';
+import { createDomains } from './domains.js';
 import { createEditor } from './edit-link.js';
 import { createLinksList } from './links-list.js';
 import { createShortener } from './shorten.js';
@@ -20,7 +23,6 @@ import { createStatsView } from './stats-view.js';
 
 const mode = meta('kurz-mode') === 'open' ? 'open' : 'accounts';
 const baseUrl = readBaseUrl();
-const shortUrlOf = (code) => `${baseUrl}/${code}`;
 
 // The token lives in localStorage (no cookies): it survives reloads and is sent only
 // where the page puts it, in the Authorization header.
@@ -53,9 +55,10 @@ const api = createApi({
   onUnauthorized: () =>
     endSession('Your session has ended. Please log in again.', { focus: !appView.hidden }),
 });
+const domains = createDomains({ api, baseUrl });
 const shortener = createShortener({
   api,
-  shortUrlOf,
+  domains,
   onCreated: () => list.refresh(),
 });
 const listStatus = byId('list-status');
@@ -64,12 +67,13 @@ const adminToken = createAdminToken({ mode });
 const editor = createEditor({
   api,
   adminToken,
+  domains,
   onSaved(detail) {
     list.update(detail);
-    listStatus.textContent = `Saved ${detail.short_code}.`;
+    listStatus.textContent = `Saved ${domains.nameOf(detail)}.`;
   },
-  onUnchanged(code) {
-    listStatus.textContent = `Nothing was changed, so ${code} was not saved.`;
+  onUnchanged(name) {
+    listStatus.textContent = `Nothing was changed, so ${name} was not saved.`;
   },
   onError(message) {
     listError.textContent = message;
@@ -78,37 +82,38 @@ const editor = createEditor({
 const deleter = createDeleter({
   api,
   adminToken,
-  shortUrlOf,
-  focusAfter(code) {
+  domains,
+  focusAfter(link) {
     // The same button of the next row (or the one before), else the list's heading.
-    const [neighbour] = list.neighbours(code);
+    const [neighbour] = list.neighbours(link.id);
     return neighbour?.querySelector('.delete-button') ?? byId('list-title');
   },
-  onDeleted(code) {
-    list.remove(code);
-    listStatus.textContent = `Deleted ${code}.`;
+  onDeleted(link) {
+    list.remove(link.id);
+    listStatus.textContent = `Deleted ${domains.nameOf(link)}.`;
   },
 });
-const stats = createStatsView({ api, mode, shortUrlOf });
+const stats = createStatsView({ api, mode, domains });
 const keys = createKeysView({ api });
 const list = createLinksList({
   api,
-  shortUrlOf,
+  domains,
   onShowQr(link) {
     shortener.show(link, 'Showing');
     // The panel is above the list; take keyboard users there too.
     byId('copy').focus();
   },
-  onStats: (code, button) => stats.open(code, button, list.linkOf(code)),
-  onEdit(code, button) {
+  onStats: (link, button) => stats.open(link, button),
+  onEdit(link, button) {
     listStatus.textContent = '';
     listError.textContent = '';
-    editor.open(code, button);
+    editor.open(link, button);
   },
-  onDelete(code, button) {
+  onDelete(link, button) {
     listStatus.textContent = '';
-    deleter.open(code, button);
+    deleter.open(link, button);
   },
+  onTagStats: (tag, button) => stats.openTag(tag, button),
 });
 wireCloseButtons();
 const auth = createAuth({
@@ -136,6 +141,7 @@ function showApp() {
     sessionBar.hidden = false;
   }
   appView.hidden = false;
+  domains.load();
   list.start();
 }
 
@@ -145,6 +151,7 @@ function endSession(notice, { focus = false } = {}) {
   for (const dialog of [editor, deleter, stats, keys]) dialog.close();
   listStatus.textContent = '';
   list.stop();
+  domains.clear();
   shortener.reset();
   appView.hidden = true;
   sessionBar.hidden = true;

@@ -1,15 +1,15 @@
 // The Delete dialog: names the short link, says what goes with it, and deletes it only
-// when confirmed (DELETE /api/links/{code}). Cancel is focused first, so a stray Enter
-// deletes nothing.
+// when confirmed (DELETE /api/links/{code}?domain=…). Cancel is focused first, so a stray
+// Enter deletes nothing.
 
 import { openModal } from './dialog.js';
 import { byId } from './dom.js';
 
 /**
- * onDeleted(code) is called after the server deleted it; focusAfter(code) names where
+ * onDeleted(link) is called after the server deleted it; focusAfter(link) names where
  * focus goes then (the opener's row is gone), asked before onDeleted.
  */
-export function createDeleter({ api, adminToken, shortUrlOf, onDeleted, focusAfter }) {
+export function createDeleter({ api, adminToken, domains, onDeleted, focusAfter }) {
   const dialog = byId('delete-dialog');
   const form = byId('delete-form');
   const title = byId('delete-title');
@@ -17,16 +17,16 @@ export function createDeleter({ api, adminToken, shortUrlOf, onDeleted, focusAft
   const error = byId('delete-error');
   const cancel = form.querySelector('[data-close]');
   const admin = adminToken.field(byId('delete-admin'));
-  let code = null;
+  let link = null;
   let after = null; // where focus goes once the row is gone
   let busy = false;
 
-  function open(linkCode, opener) {
-    code = linkCode;
+  function open(listed, opener) {
+    link = listed;
     after = null;
     error.textContent = '';
-    title.textContent = `Delete ${code}?`;
-    what.textContent = `${shortUrlOf(code)} will stop working at once, and its clicks and stats will be deleted. This cannot be undone.`;
+    title.textContent = `Delete ${domains.nameOf(link)}?`;
+    what.textContent = `${domains.shortUrlOf(link)} will stop working at once, and its clicks and stats will be deleted. This cannot be undone.`;
     admin.prepare();
     openModal(dialog, {
       opener,
@@ -37,7 +37,7 @@ export function createDeleter({ api, adminToken, shortUrlOf, onDeleted, focusAft
 
   form.addEventListener('submit', async (event) => {
     event.preventDefault(); // the CSP forbids form submission; we send JSON instead
-    if (busy || code === null) return;
+    if (busy || link === null) return;
     error.textContent = '';
     const missing = admin.missing();
     if (missing !== null) {
@@ -48,17 +48,17 @@ export function createDeleter({ api, adminToken, shortUrlOf, onDeleted, focusAft
     busy = true;
     form.setAttribute('aria-busy', 'true');
     try {
-      await api.delete(`/api/links/${encodeURIComponent(code)}`, admin.options());
+      await api.delete(domains.pathOf(link), admin.options());
       admin.accepted();
-      after = focusAfter(code);
-      onDeleted(code);
+      after = focusAfter(link);
+      onDeleted(link);
       dialog.close();
     } catch (e) {
       // A 404 means it is gone already (another tab): the list forgets it all the same.
       if (e.status === 404) {
         admin.accepted();
-        after = focusAfter(code);
-        onDeleted(code);
+        after = focusAfter(link);
+        onDeleted(link);
         dialog.close();
         return;
       }

@@ -1,13 +1,14 @@
-// The Edit dialog: a link's target, expiry, click limit and password. It opens with the
-// link's current settings (GET /api/links/{code}) and sends only what was changed
-// (PATCH), so saving a new target never touches a password it cannot show. The server's
-// message for a refused value is shown in the dialog, word for word.
+// The Edit dialog: a link's target, tags, expiry, click limit and password. It opens with
+// the link's current settings (GET /api/links/{code}?domain=…) and sends only what was
+// changed (PATCH), so saving a new target never touches a password it cannot show. The
+// server's message for a refused value is shown in the dialog, word for word.
 
 import { openModal } from './dialog.js';
 import { byId } from './dom.js';
+import { createTagInput, sameTags } from './tag-input.js';
 
 /** onSaved(detail) gets the changed link; onError(message) a failure before the dialog opens. */
-export function createEditor({ api, adminToken, onSaved, onUnchanged, onError }) {
+export function createEditor({ api, adminToken, domains, onSaved, onUnchanged, onError }) {
   const dialog = byId('edit-dialog');
   const form = byId('edit-form');
   const title = byId('edit-title');
@@ -25,6 +26,12 @@ export function createEditor({ api, adminToken, onSaved, onUnchanged, onError })
   const password = byId('edit-password');
   const error = byId('edit-error');
   const admin = adminToken.field(byId('edit-admin'));
+  const tags = createTagInput({
+    input: byId('edit-tags'),
+    chips: byId('edit-tags-chips'),
+    error: byId('edit-tags-error'),
+    status: byId('edit-tags-status'),
+  });
   let link = null; // the detail the dialog opened with
   let shownExpiry = ''; // the datetime-local value it opened with
   let busy = false;
@@ -44,14 +51,15 @@ export function createEditor({ api, adminToken, onSaved, onUnchanged, onError })
     if (event.target.type === 'radio') showChosen();
   });
 
-  async function open(code, opener) {
+  async function open(listed, opener) {
     opener.setAttribute('aria-busy', 'true');
     try {
-      const { body } = await api.get(`/api/links/${encodeURIComponent(code)}`);
+      const { body } = await api.get(domains.pathOf(listed));
       // Logged out, or the row gone, while it loaded: there is nothing left to edit from.
       if (opener.isConnected && opener.offsetParent !== null) show(body, opener);
     } catch (e) {
-      if (e.status !== 401) onError(`${code} could not be opened for editing: ${e.message}`);
+      const name = domains.nameOf(listed);
+      if (e.status !== 401) onError(`${name} could not be opened for editing: ${e.message}`);
     } finally {
       opener.removeAttribute('aria-busy');
     }
@@ -61,8 +69,9 @@ export function createEditor({ api, adminToken, onSaved, onUnchanged, onError })
     link = detail;
     form.reset();
     error.textContent = '';
-    title.textContent = `Edit ${detail.short_code}`;
+    title.textContent = `Edit ${domains.nameOf(detail)}`;
     url.value = detail.original_url;
+    tags.set(detail.tags ?? []);
     shownExpiry = detail.expires_at === null ? '' : toLocalInput(detail.expires_at);
     expires.value = shownExpiry;
     (detail.expires_at === null ? never : at).checked = true;
@@ -88,7 +97,7 @@ export function createEditor({ api, adminToken, onSaved, onUnchanged, onError })
     }
     if (Object.keys(changes).length === 0) {
       dialog.close();
-      onUnchanged(link.short_code);
+      onUnchanged(domains.nameOf(link));
       return;
     }
     const missing = admin.missing();
@@ -100,8 +109,7 @@ export function createEditor({ api, adminToken, onSaved, onUnchanged, onError })
     busy = true;
     form.setAttribute('aria-busy', 'true');
     try {
-      const path = `/api/links/${encodeURIComponent(link.short_code)}`;
-      const { body } = await api.patch(path, changes, admin.options());
+      const { body } = await api.patch(domains.pathOf(link), changes, admin.options());
       admin.accepted();
       dialog.close();
       onSaved(body);
@@ -120,6 +128,13 @@ export function createEditor({ api, adminToken, onSaved, onUnchanged, onError })
     const changes = {};
     const target = url.value.trim();
     if (target !== detail.original_url) changes.url = target;
+
+    const chosenTags = tags.take(); // a tag still being typed counts
+    if (chosenTags === null) return ''; // the reason is shown beside the field
+    // The whole set replaces the old one; null clears it.
+    if (!sameTags(chosenTags, detail.tags ?? [])) {
+      changes.tags = chosenTags.length > 0 ? chosenTags : null;
+    }
 
     if (never.checked) {
       if (detail.expires_at !== null) changes.expires_at = null;

@@ -1,10 +1,16 @@
 // The shorten form and its result: the full short URL, a Copy button and the QR code
 // (shown as SVG, downloadable as PNG). The list's QR buttons reuse the result panel.
-// Behind a disclosure, the link's optional settings: expiry, click limit, password.
+// Two modes share the form: one link (with a custom code, a source, the UTM builder of
+// utm.js and, behind a disclosure, expiry, click limit and password) or many pasted
+// ones (paste-many.js). Both take the domain picker (shown only when there is a choice)
+// and the tags (tag-input.js).
 
 import { byId } from './dom.js';
+import { createPasteMany } from './paste-many.js';
+import { createTagInput } from './tag-input.js';
+import { createUtmBuilder } from './utm.js';
 
-export function createShortener({ api, shortUrlOf, onCreated }) {
+export function createShortener({ api, domains, onCreated }) {
   const form = byId('shorten-form');
   const url = byId('url');
   const customCode = byId('custom-code');
@@ -12,6 +18,9 @@ export function createShortener({ api, shortUrlOf, onCreated }) {
   const expires = byId('new-expires');
   const maxClicks = byId('new-max-clicks');
   const password = byId('new-password');
+  const domainField = byId('domain-field');
+  const domainSelect = byId('domain');
+  const submit = byId('shorten-submit');
   const error = byId('shorten-error');
   const result = byId('result');
   const resultLink = byId('result-link');
@@ -20,34 +29,63 @@ export function createShortener({ api, shortUrlOf, onCreated }) {
   const qr = byId('qr');
   const download = byId('qr-download');
   const copyButton = byId('copy');
+  const tags = createTagInput({
+    input: byId('tags'),
+    chips: byId('tags-chips'),
+    error: byId('tags-error'),
+    status: byId('tags-status'),
+  });
+  const utm = createUtmBuilder({ url });
+  const many = createPasteMany({ api, domains, onCreated });
   let busy = false;
   let shown = 0; // bumps on every show, so a slow QR fetch cannot overwrite a newer one
   const objectUrls = [];
+
+  const mode = () => form.querySelector('input[name="shorten-mode"]:checked')?.value ?? 'one';
+
+  /** Shows the fields of the chosen mode; the domain and tags belong to both. */
+  function showMode() {
+    const chosen = mode();
+    for (const part of form.querySelectorAll('[data-mode]')) {
+      part.hidden = part.dataset.mode !== chosen;
+    }
+    submit.textContent = chosen === 'many' ? 'Shorten all' : 'Shorten';
+    domainField.hidden = !domains.several;
+    // The pair of domain and custom code: nothing in it to show, no empty row.
+    byId('code-pair').hidden = domainField.hidden && chosen === 'many';
+  }
+  form.addEventListener('change', (event) => {
+    if (event.target.name !== 'shorten-mode') return;
+    error.textContent = ''; // it was about the other mode's fields
+    showMode();
+  });
+  domains.onChange(() => {
+    domains.fill(domainSelect);
+    showMode();
+  });
+
+  /** The chosen domain's host, or undefined for the default one (the server's when absent). */
+  function chosenDomain() {
+    const host = domainSelect.value;
+    return domains.several && host && !domains.isDefault(host) ? host : undefined;
+  }
 
   form.addEventListener('submit', async (event) => {
     event.preventDefault(); // the CSP forbids form submission; we send JSON instead
     if (busy) return;
     error.textContent = '';
     // A number field holding what is no number reads as empty: say so, not "no limit".
-    if (maxClicks.validity.badInput) {
+    if (mode() === 'one' && maxClicks.validity.badInput) {
       error.textContent = 'Max clicks must be a whole number, or empty.';
       return;
     }
+    const chosenTags = tags.take(); // a tag still being typed counts; a bad one is said there
+    if (chosenTags === null) return;
     busy = true;
     form.setAttribute('aria-busy', 'true');
-    // Optional fields left empty are left out, so the server generates a code.
-    const body = { url: url.value.trim() };
-    if (customCode.value.trim()) body.custom_code = customCode.value.trim();
-    if (source.value.trim()) body.source = source.value.trim();
-    // A datetime-local value has no zone: the browser reads it in the person's own.
-    if (expires.value) body.expires_at = new Date(expires.value).toISOString();
-    if (maxClicks.value.trim()) body.max_clicks = Number(maxClicks.value);
-    if (password.value) body.password = password.value;
     try {
-      const { body: link } = await api.post('/api/shorten', body);
-      form.reset();
-      show(link, 'Short link created');
-      onCreated(link);
+      if (mode() === 'many') await sendMany(chosenTags);
+      else await sendOne(chosenTags);
     } catch (e) {
       // A 401 already took the person to the login form; anything else is the
       // server's own message, shown next to the form and announced (role="alert").
@@ -57,6 +95,48 @@ export function createShortener({ api, shortUrlOf, onCreated }) {
       form.removeAttribute('aria-busy');
     }
   });
+
+  async function sendOne(chosenTags) {
+    // Optional fields left empty are left out, so the server generates a code.
+    const body = { url: utm.target() };
+    if (customCode.value.trim()) body.custom_code = customCode.value.trim();
+    if (source.value.trim()) body.source = source.value.trim();
+    // A datetime-local value has no zone: the browser reads it in the person's own.
+    if (expires.value) body.expires_at = new Date(expires.value).toISOString();
+    if (maxClicks.value.trim()) body.max_clicks = Number(maxClicks.value);
+    if (password.value) body.password = password.value;
+    const domain = chosenDomain();
+    if (domain !== undefined) body.domain = domain;
+    if (chosenTags.length > 0) body.tags = chosenTags;
+    const { body: link } = await api.post('/api/shorten', body);
+    clearFields();
+    many.hide();
+    // The link object has no domain: it is the one chosen.
+    show({ ...link, domain: domain ?? domains.all()[0]?.domain }, 'Short link created');
+    onCreated(link);
+  }
+
+  async function sendMany(chosenTags) {
+    const { refused, failed } = await many.send({ domain: chosenDomain(), tags: chosenTags });
+    if (refused !== undefined) {
+      error.textContent = refused;
+      return;
+    }
+    result.hidden = true;
+    // The refused lines stay in the box to be sent again: with the same tags, then.
+    if (failed === 0) tags.reset();
+  }
+
+  /** Empties what was typed for the last link, keeping the mode and the domain chosen. */
+  function clearFields() {
+    const chosenMode = mode();
+    const host = domainSelect.value;
+    form.reset();
+    form.querySelector(`input[name="shorten-mode"][value="${chosenMode}"]`).checked = true;
+    domainSelect.value = host;
+    tags.reset();
+    utm.update();
+  }
 
   copyButton.addEventListener('click', async () => {
     const text = resultLink.textContent;
@@ -75,29 +155,29 @@ export function createShortener({ api, shortUrlOf, onCreated }) {
 
   /** Shows a link in the result panel; `announcement` is read out with its URL. */
   function show(link, announcement) {
-    const shortUrl = shortUrlOf(link.short_code);
+    const shortUrl = domains.shortUrlOf(link);
     const turn = ++shown;
     resultLink.href = shortUrl;
     // On a narrow screen, break the line after the base URL's slash rather than mid-code.
-    resultLink.replaceChildren(shortUrlOf(''), document.createElement('wbr'), link.short_code);
+    const base = shortUrl.slice(0, shortUrl.length - link.short_code.length);
+    resultLink.replaceChildren(base, document.createElement('wbr'), link.short_code);
     resultTarget.textContent = link.original_url;
     resultTarget.title = link.original_url;
     status.textContent = `${announcement}: ${shortUrl}`;
     result.hidden = false;
     releaseImages();
     qr.alt = `QR code for ${shortUrl}`;
-    download.download = `kurz-${link.short_code}.png`;
-    loadQr(link.short_code, turn);
+    download.download = `kurz-${domains.isDefault(link.domain) ? '' : `${link.domain}-`}${link.short_code}.png`;
+    loadQr(link, turn);
   }
 
   // The QR endpoints need the Authorization header in accounts mode, so an <img src>
   // cannot load them directly: fetch them and show blob: URLs (the CSP allows those).
-  async function loadQr(code, turn) {
-    const path = `/api/links/${encodeURIComponent(code)}/qr`;
+  async function loadQr(link, turn) {
     try {
       const [svg, png] = await Promise.all([
-        api.get(`${path}.svg`, { as: 'blob' }),
-        api.get(`${path}.png`, { as: 'blob' }),
+        api.get(domains.pathOf(link, '/qr.svg'), { as: 'blob' }),
+        api.get(domains.pathOf(link, '/qr.png'), { as: 'blob' }),
       ]);
       if (turn !== shown) return;
       qr.src = remember(URL.createObjectURL(svg.body));
@@ -121,12 +201,21 @@ export function createShortener({ api, shortUrlOf, onCreated }) {
     for (const objectUrl of objectUrls.splice(0)) URL.revokeObjectURL(objectUrl);
   }
 
+  showMode();
+
   return {
-    show,
+    show(link, announcement) {
+      many.hide();
+      show(link, announcement);
+    },
     /** Forgets everything shown (on logout, so the next person sees none of it). */
     reset() {
       shown++;
       form.reset();
+      tags.reset();
+      utm.update();
+      many.reset();
+      showMode();
       error.textContent = '';
       status.textContent = '';
       result.hidden = true;

@@ -1,7 +1,9 @@
-// The Stats dialog of a link: a range (the last 7, 30 or 90 UTC days, or two dates), the
-// all-time and range totals with humans and bots, the chart of clicks per day with its
-// table, the top lists, and the download of the link's click records as CSV. The
-// drawing is stats-chart.js's; this module fetches and keeps the dialog in step.
+// The Stats dialog of a link, or of a tag (its links' clicks together, from
+// GET /api/tags/{tag}/stats, which answers as a link's stats do): a range (the last 7, 30
+// or 90 UTC days, or two dates), the all-time and range totals with humans and bots, the
+// chart of clicks per day with its table, the top lists, and, for a link, the download of
+// its click records as CSV. The drawing is stats-chart.js's; this module fetches and
+// keeps the dialog in step.
 
 import { openModal } from './dialog.js';
 import { byId, formatCount } from './dom.js';
@@ -16,7 +18,7 @@ import {
 
 const DAY_MS = 86_400_000;
 
-export function createStatsView({ api, mode, shortUrlOf }) {
+export function createStatsView({ api, mode, domains }) {
   const dialog = byId('stats-dialog');
   const title = byId('stats-title');
   const targetText = byId('stats-target');
@@ -36,7 +38,8 @@ export function createStatsView({ api, mode, shortUrlOf }) {
   const topLists = byId('stats-top');
   const csvButton = byId('stats-csv');
   const status = byId('stats-status');
-  let code = null;
+  // What is shown: { statsPath(range), csv: { path, name } or null }; null while closed.
+  let subject = null;
   let shown = null; // the stats on screen, redrawn when the dialog's width changes
   let turn = 0; // bumps on every load and on close; older answers are dropped
 
@@ -52,7 +55,7 @@ export function createStatsView({ api, mode, shortUrlOf }) {
   }
 
   async function load() {
-    if (code === null) return;
+    if (subject === null) return;
     const range = period();
     if (!range.from || !range.to) {
       error.textContent = 'Choose both dates, From and To.';
@@ -62,9 +65,7 @@ export function createStatsView({ api, mode, shortUrlOf }) {
     error.textContent = '';
     body.setAttribute('aria-busy', 'true');
     try {
-      const query = new URLSearchParams(range);
-      const path = `/api/links/${encodeURIComponent(code)}/stats?${query}`;
-      const { body: stats } = await api.get(path);
+      const { body: stats } = await api.get(subject.statsPath(range));
       if (mine !== turn) return;
       render(stats);
       status.textContent = chartSummary(stats);
@@ -122,15 +123,13 @@ export function createStatsView({ api, mode, shortUrlOf }) {
   // The CSV needs the bearer token in accounts mode, which a plain link cannot send:
   // fetch it, then save it through a blob: URL.
   csvButton.addEventListener('click', async () => {
-    if (code === null) return;
-    const mine = code;
+    const csvFile = subject?.csv;
+    if (!csvFile) return;
     csvButton.setAttribute('aria-busy', 'true');
     error.textContent = '';
     try {
-      const { body: csv } = await api.get(`/api/links/${encodeURIComponent(mine)}/clicks.csv`, {
-        as: 'blob',
-      });
-      const name = `${mine}-clicks.csv`; // the name the server's Content-Disposition gives
+      const { body: csv } = await api.get(csvFile.path, { as: 'blob' });
+      const name = csvFile.name; // the name the server's Content-Disposition gives
       const link = document.createElement('a');
       link.href = URL.createObjectURL(csv);
       link.download = name;
@@ -147,25 +146,48 @@ export function createStatsView({ api, mode, shortUrlOf }) {
 
   dialog.addEventListener('close', () => {
     turn++;
-    code = null;
+    subject = null;
   });
 
+  function show(what, heading, target, opener) {
+    subject = what;
+    shown = null;
+    title.textContent = heading;
+    targetText.textContent = target.text;
+    targetText.title = target.title;
+    csvButton.hidden = what.csv === null;
+    error.textContent = '';
+    status.textContent = '';
+    body.hidden = true; // until its numbers arrive
+    custom.hidden = chosen() !== 'custom';
+    openModal(dialog, { opener, focus: rangeForm.querySelector('input:checked') });
+    drawnWidth = Math.floor(chart.clientWidth);
+    load();
+  }
+
   return {
-    /** Opens the stats of `code` (`link` from the list, for its target). */
-    open(linkCode, opener, link) {
-      code = linkCode;
-      shown = null;
-      title.textContent = `Stats for ${linkCode}`;
-      const shortUrl = shortUrlOf(linkCode).replace(/^https?:\/\//, '');
-      targetText.textContent = link ? `${shortUrl} → ${link.original_url}` : shortUrl;
-      targetText.title = link?.original_url ?? '';
-      error.textContent = '';
-      status.textContent = '';
-      body.hidden = true; // until the numbers of this link arrive
-      custom.hidden = chosen() !== 'custom';
-      openModal(dialog, { opener, focus: rangeForm.querySelector('input:checked') });
-      drawnWidth = Math.floor(chart.clientWidth);
-      load();
+    /** Opens the stats of a listed link. */
+    open(link, opener) {
+      const shortUrl = domains.shortUrlOf(link).replace(/^https?:\/\//, '');
+      show(
+        {
+          statsPath: (range) => domains.pathOf(link, '/stats', range),
+          csv: { path: domains.pathOf(link, '/clicks.csv'), name: domains.csvNameOf(link) },
+        },
+        `Stats for ${domains.nameOf(link)}`,
+        { text: `${shortUrl} → ${link.original_url}`, title: link.original_url },
+        opener,
+      );
+    },
+    /** Opens the stats of the links tagged `tag`, all together. */
+    openTag(tag, opener) {
+      const path = `/api/tags/${encodeURIComponent(tag)}/stats`;
+      show(
+        { statsPath: (range) => `${path}?${new URLSearchParams(range)}`, csv: null },
+        `Stats for tag ${tag}`,
+        { text: `The clicks of every link tagged ${tag}, together`, title: '' },
+        opener,
+      );
     },
     close() {
       if (dialog.open) dialog.close();

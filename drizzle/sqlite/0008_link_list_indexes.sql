@@ -1,4 +1,4 @@
--- 0007_link_list_indexes: what GET /api/links's filters and orders need on a million
+-- 0008_link_list_indexes: what GET /api/links's filters and orders need on a million
 -- links. Sorted by code, the list walks links_code (the code's bytes, then the rowid
 -- every index ends with). Sorted by clicks, it walks an index of the counts file, which
 -- is not migrated: attachCounts (click-counts.ts) makes it.

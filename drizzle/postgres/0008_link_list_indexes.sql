@@ -1,4 +1,4 @@
--- 0007_link_list_indexes: what GET /api/links's filters and orders need on a million
+-- 0008_link_list_indexes: what GET /api/links's filters and orders need on a million
 -- links. Sorted by code, the list walks links_code (the code's bytes, collation C, as
 -- SQLite compares them; then id). Sorted by clicks, it walks link_click_order: a link's
 -- count is a sum of sharded rows (link_clicks), which no index can order, so each link
