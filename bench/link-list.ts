@@ -7,9 +7,9 @@
 //                          [--no-reads] [--no-writes]
 // Then what the text index costs link creation (createLinks with and without it).
 // The links are written straight into the tables (multi-row INSERTs), not through the
-// API: 100 owners (one of them the benchmark's user) and 10% of no one, four domains,
-// a tag on a fifth of them (one on 20%, ten on 1% each, one on 0.1%), and clicks
-// counted for 60%. Requests run in process (createApp, app.handle), each answer read
+// API: 100 owners (one of them the benchmark's user) and 10% of no one, five domains
+// (four of about 25% and one of 0.1%), a tag on a fifth of them (one on 20%, ten on 1%
+// each, one on 0.1%), and clicks counted for 60%. Requests run in process (createApp, app.handle), each answer read
 // whole; p50 and p95 of `--rounds` after 3 unmeasured.
 
 import { Database } from 'bun:sqlite';
@@ -64,6 +64,7 @@ const CASES: [name: string, query: string, accounts?: true][] = [
   ['view=full', 'view=full'],
   ['tag on 1%, sort=clicks', 'tag=news&sort=clicks'],
   ['domain, sort=code', 'domain=d2.example&sort=code'],
+  ['domain on 0.1%, sort=clicks', 'domain=d4.example&sort=clicks'],
   ['q and tag', 'q=news&tag=promo'],
   ['view=full, sort=clicks', 'view=full&sort=clicks'],
   ['owner: plain (baseline)', '', true],
@@ -76,6 +77,7 @@ const CASES: [name: string, query: string, accounts?: true][] = [
 ];
 
 /** The i-th link (0-based; its id is i + 1) as the two fills write it. */
+const domain = (i: number) => (i % 1000 === 500 ? 4 : i % 4);
 const owner = (i: number) => (i % 10 === 0 ? null : (Math.floor(i / 10) % USERS) + 1);
 const code = (i: number) => `c${String((i * CODE_STEP) % CODE_SPACE).padStart(11, '0')}`;
 const url = (i: number) =>
@@ -102,7 +104,7 @@ function fillSqlite(path: string, start: number): void {
   const users = insert('users', 'id, email, password_hash, created_at', 4, 1);
   for (let u = 2; u <= USERS; u++) users.run(u, `user${u}@bench.example`, 'x', start);
   const domains = insert('domains', 'id, base_url, host, created_at', 4, 1);
-  for (let d = 1; d <= 3; d++) domains.run(d, `https://d${d}.example`, `d${d}.example`, start);
+  for (let d = 1; d <= 4; d++) domains.run(d, `https://d${d}.example`, `d${d}.example`, start);
   const links = insert(
     'links',
     'id, user_id, domain_id, original_url, short_code, source, created_at',
@@ -114,7 +116,7 @@ function fillSqlite(path: string, start: number): void {
     const tagRows: (string | number)[] = [];
     const countRows: number[] = [];
     for (let i = from; i < from + ROWS; i++) {
-      values.push(i + 1, owner(i), i % 4, url(i), code(i), null, start + i * 1000);
+      values.push(i + 1, owner(i), domain(i), url(i), code(i), null, start + i * 1000);
       for (const tag of tags(i)) tagRows.push(i + 1, tag);
       if (clicks(i) > 0) countRows.push(i + 1, clicks(i));
     }
@@ -145,10 +147,11 @@ async function fillPostgres(client: SQL, start: number): Promise<void> {
   await client.unsafe(`
     INSERT INTO domains (id, base_url, host, created_at)
     SELECT d, 'https://d' || d || '.example', 'd' || d || '.example', ${start}
-    FROM generate_series(1, 3) d`);
+    FROM generate_series(1, 4) d`);
   await client.unsafe(`
     INSERT INTO links (id, user_id, domain_id, original_url, short_code, source, created_at)
-    SELECT i + 1, CASE WHEN i % 10 = 0 THEN NULL ELSE (i / 10) % ${USERS} + 1 END, i % 4,
+    SELECT i + 1, CASE WHEN i % 10 = 0 THEN NULL ELSE (i / 10) % ${USERS} + 1 END,
+           CASE WHEN i % 1000 = 500 THEN 4 ELSE i % 4 END,
            'https://' || (${words})[i % 10 + 1] || '.example.com/article/' || i || '/'
              || (${words})[(i * 7) % 10 + 1] || '?utm_source=bench',
            'c' || lpad(((i::bigint * ${CODE_STEP}) % ${CODE_SPACE})::text, 11, '0'), NULL,

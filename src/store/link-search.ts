@@ -146,10 +146,12 @@ export interface FilterSizes {
 export const RARE_TEXT = 2000;
 
 /**
- * A walk checks each link it passes, mostly by looking it up as a gather does; but a
- * gather's cost is bounded by its size, while a walk's grows with how much the filter
- * and the order go together (an owner whose links are all rarely clicked, by clicks).
- * So a gather is preferred up to this many times the links a walk should pass.
+ * A walk's step costs less than a gathered link (an index entry and a probe, against a
+ * lookup and a place in the sort), but a gather's cost is bounded by its size, while a
+ * walk's grows with how much the filter and the order go together: on a million links,
+ * an owner whose links were rarely clicked, or a tag only on links never clicked,
+ * sorted by clicks, took seconds. So a gather is chosen up to this many times the
+ * links a walk should pass (measured with bench/link-list.ts; 2 left those walks).
  */
 const GATHER_BIAS = 4;
 /** The smallest set of links one filter names, if any does. */
@@ -167,10 +169,15 @@ function smallestNamed(sizes: FilterSizes): { driver: Driver; size: number } | u
   return best;
 }
 
-/** The driver of a search's total: a named set under half the links, else the database's way. */
+/**
+ * The driver of a search's total: a small tag's or text's links (in tables of their
+ * own), else the database's way, which counts an owner's or a domain's links in their
+ * own index without looking each up.
+ */
 export function countDriver(sizes: FilterSizes): Driver {
   const named = smallestNamed(sizes);
-  return named !== undefined && named.size * 2 < sizes.links ? named.driver : 'walk';
+  if (named === undefined || named.driver === 'owner' || named.driver === 'domain') return 'walk';
+  return named.size * 2 < sizes.links ? named.driver : 'walk';
 }
 
 /**

@@ -106,23 +106,37 @@ describe('where a page or a count starts', () => {
     expect(pageDriver(search({}), { links, text: RARE_TEXT + 1 }, 5)).toBe('walk');
   });
 
-  test('a rare tag, text or owner is gathered; a common one is checked on the walk', () => {
+  test('a rare tag, text, owner or domain is gathered; a common one is checked on the walk', () => {
     expect(pageDriver(search({ tag: 'x' }), { links, tag: 1_000 }, 1_000)).toBe('tag');
     expect(pageDriver(search({ tag: 'x' }), { links, tag: 200_000 }, 200_000)).toBe('walk');
     expect(pageDriver(search({ text: 'x' }), { links, text: 40 }, 40)).toBe('text');
     expect(pageDriver(search({ owner: 1 }), { links, owner: 9_000 }, 9_000)).toBe('owner');
+    expect(pageDriver(search({ domainId: 4 }), { links, domain: 1_000 }, 1_000)).toBe('domain');
     // The smallest named set is the one gathered.
     expect(pageDriver(search({ owner: 1, tag: 'x' }), { links, owner: 9_000, tag: 500 }, 40)).toBe(
       'tag',
     );
-    expect(countDriver({ links, owner: 9_000, tag: 200_000 })).toBe('owner');
+  });
+
+  test("a tag's or a text's links are counted from them; an owner's or a domain's in their index", () => {
+    expect(countDriver({ links, tag: 200_000 })).toBe('tag');
     expect(countDriver({ links, tag: 600_000 })).toBe('walk');
+    expect(countDriver({ links, text: 300 })).toBe('text');
+    expect(countDriver({ links, owner: 9_000, tag: 200_000 })).toBe('walk');
+    expect(countDriver({ links, domain: 100_000 })).toBe('walk');
   });
 
   test("by creation an owner's own index is walked; deep pages favour gathering", () => {
     const sizes = { links, owner: 9_000, tag: 10_000 };
     expect(pageDriver(search({ owner: 1, tag: 'x', sort: 'created' }), sizes, 5_000)).toBe('walk');
+    // About 5,000 links walked for a page of a tag on 1%: gathered all the same.
     expect(pageDriver(search({ tag: 'x', sort: 'created' }), { links, tag: 10_000 }, 10_000)).toBe(
+      'tag',
+    );
+    expect(pageDriver(search({ tag: 'x', sort: 'created' }), { links, tag: 50_000 }, 50_000)).toBe(
+      'walk',
+    );
+    expect(pageDriver(search({ tag: 'x', sort: 'created' }), { links, tag: 1_000 }, 1_000)).toBe(
       'tag',
     );
     expect(pageDriver(search({ tag: 'x' }), { links, tag: 300_000 }, 300_000)).toBe('walk');

@@ -100,12 +100,15 @@ function countSql(shape: SearchShape, driver: Driver): string {
   return `SELECT count(*) FROM ${source(driver, 'created')} ${clause(conditions(shape))}`;
 }
 
-/** Each order: what it sorts by, and what a cursor's key is compared as. */
+/**
+ * Each order: what it sorts by, then by which id (the columns of the index it walks, so
+ * a cursor's comparison starts the walk where it stopped), and what a cursor's key is.
+ */
 const ORDERS = {
-  created: { key: 'l.created_at', cursor: '$key::bigint' },
+  created: { key: 'l.created_at', id: 'l.id', cursor: '$key::bigint' },
   // Code bytes, as SQLite compares them: links_code is in collation C.
-  code: { key: 'l.short_code COLLATE "C"', cursor: '$key::text' },
-  clicks: { key: 'o.clicks', cursor: '$key::bigint' },
+  code: { key: 'l.short_code COLLATE "C"', id: 'l.id', cursor: '$key::text' },
+  clicks: { key: 'o.clicks', id: 'o.link_id', cursor: '$key::bigint' },
 };
 
 /** The page's ids and sort keys, then its links (or details) with their counts, in order. */
@@ -114,14 +117,15 @@ function pageSql(shape: SearchShape, driver: Driver, details: boolean): string {
   const dir = shape.descending ? 'DESC' : 'ASC';
   const where = conditions(shape);
   if (shape.after) {
-    where.push(`(${order.key}, l.id) ${shape.descending ? '<' : '>'} (${order.cursor}, $id::int)`);
+    const cmp = shape.descending ? '<' : '>';
+    where.push(`(${order.key}, ${order.id}) ${cmp} (${order.cursor}, $id::int)`);
   }
   const key = shape.sort === 'code' ? 'p."sortKey" COLLATE "C"' : 'p."sortKey"';
   return `SELECT json_agg(p ORDER BY ${key} ${dir}, p.id ${dir}) FROM (
       SELECT ${details ? DETAIL_COLUMNS : LINK_COLUMNS}, page."sortKey"
       FROM (SELECT l.id, ${shape.sort === 'code' ? 'l.short_code' : order.key} AS "sortKey"
             FROM ${source(driver, shape.sort)} ${clause(where)}
-            ORDER BY ${order.key} ${dir}, l.id ${dir} LIMIT $limit OFFSET $offset) page
+            ORDER BY ${order.key} ${dir}, ${order.id} ${dir} LIMIT $limit OFFSET $offset) page
       JOIN links l ON l.id = page.id
     ) p`;
 }
