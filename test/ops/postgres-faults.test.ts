@@ -166,12 +166,16 @@ describe.each(['fast', 'immediate'] as const)('PostgreSQL stopped -m %s under ku
     expect([...statuses.keys()].sort()).toEqual([307, 503]);
     expect(slowest).toBeLessThan(ANSWER_WITHIN_MS);
     const counted = await clicksByCode(kurz.url);
-    // The first follow of each link was made before the load.
+    // The first follow of each link was made before the load. Every acknowledged click
+    // is counted; a click whose COMMIT reached the disk as the server was killed, before
+    // its answer did, is counted too though its visitor got a 503 (kurz cannot know the
+    // outcome of a commit whose connection died): at most one more per 503 answered.
+    const unanswered = statuses.get(503) ?? 0;
     for (const code of codes) {
-      expect({ code, clicks: counted.get(code) }).toEqual({
-        code,
-        clicks: (acknowledged.get(code) ?? 0) + 1,
-      });
+      const expected = (acknowledged.get(code) ?? 0) + 1;
+      const clicks = counted.get(code) ?? 0;
+      expect({ code, clicks: Math.min(clicks, expected) }).toEqual({ code, clicks: expected });
+      expect(clicks - expected).toBeLessThanOrEqual(unanswered);
     }
     expect(counted.get(made.json.short_code)).toBe(1);
 
