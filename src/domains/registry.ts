@@ -5,6 +5,7 @@
 // `?domain=` naming its host or base URL.
 
 import { normalizeHost, urlHost } from '../domain/hosts.ts';
+import { domainHostOf } from '../domain/short-domains.ts';
 import { DEFAULT_DOMAIN, type Domain, type Store } from '../store/store.ts';
 
 /** A domain as kurz uses it; the default one has id 0 and no answers of its own. */
@@ -160,7 +161,7 @@ export class DomainRegistry {
    * with its port when it has one) or its base URL; undefined when none is so named.
    */
   find(name: string): ShortDomain | undefined {
-    const key = hostOfName(name);
+    const key = domainHostOf(name);
     if (key === undefined) return undefined;
     if (key === this.default.host) return this.default;
     return this.byHostKey.get(key);
@@ -168,30 +169,4 @@ export class DomainRegistry {
 
   /** The canonical hosts of the added domains: kurz itself, as its base URL's host is. */
   readonly registeredHosts = (): ReadonlySet<string> => this.hostSet;
-
-  /** The canonical hosts of every domain, the default one's included. */
-  hosts(): string[] {
-    return this.all()
-      .map((d) => d.host)
-      .filter((host) => host !== '');
-  }
-}
-
-/** The canonical host a client's name of a domain means: a host, or a base URL's host. */
-export function hostOfName(name: string): string | undefined {
-  if (/^https?:\/\//i.test(name)) {
-    const url = URL.parse(name);
-    // A base URL names a domain only whole: nothing after its host and port.
-    const bare =
-      url !== null &&
-      url.hostname !== '' &&
-      url.pathname === '/' &&
-      url.search === '' &&
-      url.hash === '' &&
-      url.username === '' &&
-      url.password === '' &&
-      !/[?#]/.test(name);
-    return bare ? urlHost(url) : undefined;
-  }
-  return normalizeHost(name);
 }

@@ -5,7 +5,8 @@
 // links are never put on another one unasked: the import names such domains, with their
 // rows, and stops before it stores anything.
 
-import { defaultDomain, hostOfName } from '../domains/registry.ts';
+import { domainHostOf } from '../domain/short-domains.ts';
+import { defaultDomain } from '../domains/registry.ts';
 import { DEFAULT_DOMAIN, type Store } from '../store/store.ts';
 
 /** How --domain-map names a default domain: the file's (as FROM) or this kurz's (as TO). */
@@ -38,7 +39,7 @@ export function parseDomainMap(values: readonly string[]): DomainPairs {
         true,
       );
     }
-    const key = from.toLowerCase() === DEFAULT_NAME ? DEFAULT_NAME : hostOfName(from);
+    const key = from.toLowerCase() === DEFAULT_NAME ? DEFAULT_NAME : domainHostOf(from);
     if (key === undefined) {
       throw new DomainMapError(`--domain-map "${given}": ${from} is not a host or base URL`, true);
     }
@@ -87,7 +88,7 @@ export class DomainMap {
     hosts.set(DEFAULT_DOMAIN, main.host);
     const mapped = new Map<string, number>();
     for (const [from, { given, to }] of pairs) {
-      const host = to.toLowerCase() === DEFAULT_NAME ? main.host : hostOfName(to);
+      const host = to.toLowerCase() === DEFAULT_NAME ? main.host : domainHostOf(to);
       const id = host === undefined ? undefined : ids.get(host);
       if (id === undefined) {
         const known = [`${DEFAULT_NAME} (${main.host})`, ...domains.map((d) => d.host)];
@@ -106,7 +107,7 @@ export class DomainMap {
     if (name === null) {
       return { kind: 'placed', domainId: this.mapped.get(DEFAULT_NAME) ?? DEFAULT_DOMAIN };
     }
-    const host = hostOfName(name);
+    const host = domainHostOf(name);
     if (host === undefined) return { kind: 'invalid' };
     const id = this.mapped.get(host) ?? this.ids.get(host);
     return id === undefined ? { kind: 'unknown', host } : { kind: 'placed', domainId: id };

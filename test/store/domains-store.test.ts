@@ -164,15 +164,15 @@ describe('PostgreSQL: several stores hear of domains and of links on them', () =
       () => domainChanges > 0,
       () => 'a notice of the new domain',
     );
-    const made = await make(a, 'shared', { domainId: go });
-    await make(a, 'shared');
+    const made = await make(a, 'common', { domainId: go });
+    await make(a, 'common');
     await eventually(
       () => told.length === 2,
       () => `notices of both links, got ${JSON.stringify(told)}`,
     );
     expect(told.sort()).toEqual([
-      ['shared', 0],
-      ['shared', go],
+      ['common', 0],
+      ['common', go],
     ]);
     await a.updateLink(made.id, { tags: ['x'] });
     await a.deleteLink(made.id);
@@ -181,8 +181,8 @@ describe('PostgreSQL: several stores hear of domains and of links on them', () =
       () => `notices of the change and removal, got ${JSON.stringify(told)}`,
     );
     expect(told.slice(2)).toEqual([
-      ['shared', go],
-      ['shared', go],
+      ['common', go],
+      ['common', go],
     ]);
     const before = domainChanges;
     await a.updateDomain(go, { rootRedirect: 'https://www.example/' });
