@@ -1,7 +1,7 @@
-// What a change makes of a link, worked out once for both stores (each applies it in
-// its own transaction, with the link's row as it is there).
+// What a change makes of a link or a domain, worked out once for both stores (each
+// applies it in its own transaction, with the row as it is there).
 
-import type { LinkChanges, LinkDetail } from './store.ts';
+import type { Domain, DomainChanges, LinkChanges, LinkDetail } from './store.ts';
 
 /** A link after `changes`: a new max_clicks counts from the clicks the link has. */
 export function applyChanges(current: LinkDetail, changes: LinkChanges): LinkDetail {
@@ -14,5 +14,13 @@ export function applyChanges(current: LinkDetail, changes: LinkChanges): LinkDet
     next.maxClicks = changes.maxClicks;
     next.limitedClicks = changes.maxClicks === null ? 0 : current.clicks;
   }
+  return next;
+}
+
+/** A domain after `changes`: an absent field is left as it is, null clears it. */
+export function applyDomainChanges(current: Domain, changes: DomainChanges): Domain {
+  const next = { ...current };
+  if (changes.rootRedirect !== undefined) next.rootRedirect = changes.rootRedirect;
+  if (changes.notFoundRedirect !== undefined) next.notFoundRedirect = changes.notFoundRedirect;
   return next;
 }

@@ -3,6 +3,7 @@
 // instance reads them again once it commits.
 
 import type { SQL } from 'bun';
+import { applyDomainChanges } from '../link-changes.ts';
 import type { Domain, DomainChanges, DomainRemoval, NewDomain } from '../store.ts';
 import { removeLink } from './links.ts';
 import { DOMAINS_NOTICE, LINKS_CHANNEL } from './notices.ts';
@@ -48,15 +49,7 @@ export class PostgresDomains {
         [id],
       );
       if (current === undefined) return undefined;
-      const next: Domain = {
-        ...current,
-        rootRedirect:
-          changes.rootRedirect === undefined ? current.rootRedirect : changes.rootRedirect,
-        notFoundRedirect:
-          changes.notFoundRedirect === undefined
-            ? current.notFoundRedirect
-            : changes.notFoundRedirect,
-      };
+      const next = applyDomainChanges(current, changes);
       await tx`UPDATE domains SET root_redirect = ${next.rootRedirect},
                  not_found_redirect = ${next.notFoundRedirect} WHERE id = ${id}`;
       await tx`SELECT pg_notify(${LINKS_CHANNEL}, ${DOMAINS_NOTICE})`;

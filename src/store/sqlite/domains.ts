@@ -3,6 +3,7 @@
 // changes data_version, which watchDomains hears (as watchLinks does).
 
 import type { Database } from 'bun:sqlite';
+import { applyDomainChanges } from '../link-changes.ts';
 import type { Domain, DomainChanges, DomainRemoval, NewDomain } from '../store.ts';
 
 const COLUMNS = `id, base_url AS baseUrl, host, root_redirect AS rootRedirect,
@@ -61,7 +62,7 @@ export function sqliteDomains(
     updateDomain: announced((id: number, changes: DomainChanges): Domain | undefined => {
       const current = byId.get(id);
       if (current === null) return undefined;
-      const next = { ...current, ...definedOf(changes) };
+      const next = applyDomainChanges(current, changes);
       update.run(next.rootRedirect, next.notFoundRedirect, id);
       return next;
     }),
@@ -80,12 +81,4 @@ export function sqliteDomains(
       for (const s of [all, byId, counts, insert, update, linksOf, anyLinkOf, remove]) s.finalize();
     },
   };
-}
-
-/** The fields of a change that are given (an absent one is left as it is). */
-export function definedOf(changes: DomainChanges): DomainChanges {
-  const out: DomainChanges = {};
-  if (changes.rootRedirect !== undefined) out.rootRedirect = changes.rootRedirect;
-  if (changes.notFoundRedirect !== undefined) out.notFoundRedirect = changes.notFoundRedirect;
-  return out;
 }
