@@ -61,3 +61,19 @@ export function generateCode(length = GENERATED_CODE_LENGTH): string {
   }
   return code;
 }
+
+/**
+ * A code with its short domain, as one string: the code alone on the default domain
+ * (domain 0, so the common case builds no string), `domainId/code` on another (no code
+ * holds a `/`). The redirect cache's key, and the notice of a link's change.
+ */
+export function domainCode(domainId: number, code: string): string {
+  return domainId === 0 ? code : `${domainId}/${code}`;
+}
+
+/** The domain and code of a domainCode. */
+export function parseDomainCode(text: string): { domainId: number; code: string } {
+  const slash = text.indexOf('/');
+  if (slash === -1) return { domainId: 0, code: text };
+  return { domainId: Number(text.slice(0, slash)), code: text.slice(slash + 1) };
+}

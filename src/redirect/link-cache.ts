@@ -4,6 +4,7 @@
 // them does not reach the database. Counters are never cached. It counts what it
 // answers (plain numbers, read by the metrics when scraped).
 
+import { domainCode } from '../domain/codes.ts';
 import { toLocationHeader } from '../domain/urls.ts';
 import type { Store } from '../store/store.ts';
 
@@ -83,7 +84,7 @@ export class LinkCache {
    * may have just created it, so get() must settle first.
    */
   peek(code: string, domainId = 0): CachedLink | typeof UNKNOWN | undefined {
-    const key = keyOf(code, domainId);
+    const key = domainCode(domainId, code);
     const hit = this.hits.get(key);
     if (hit !== undefined) {
       hit.used = true;
@@ -112,7 +113,7 @@ export class LinkCache {
     const known = this.peek(code, domainId);
     if (known === UNKNOWN) return undefined;
     if (known !== undefined) return known;
-    const key = keyOf(code, domainId);
+    const key = domainCode(domainId, code);
     if (this.settle !== undefined && this.missed(key)) {
       // Every notice committed before this request is heard first: a code another
       // instance created since the miss was recorded is forgotten by then.
@@ -143,7 +144,7 @@ export class LinkCache {
    * it read before), and when another instance is heard doing so.
    */
   forget(code: string, domainId = 0): void {
-    const key = keyOf(code, domainId);
+    const key = domainCode(domainId, code);
     this.generation++;
     this.misses.delete(key);
     this.hits.delete(key);
@@ -216,12 +217,4 @@ export class LinkCache {
       this.hits.set(code, link);
     }
   }
-}
-
-/**
- * The cache's key of a code: the code itself on the default domain (the redirect's
- * common case builds no string), `domainId/code` on another (no code holds a `/`).
- */
-function keyOf(code: string, domainId: number): string {
-  return domainId === 0 ? code : `${domainId}/${code}`;
 }

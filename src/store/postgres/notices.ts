@@ -4,6 +4,7 @@
 // waits until it has heard of every change committed before a moment (settle).
 
 import type { SQL } from 'bun';
+import { domainCode, parseDomainCode } from '../../domain/codes.ts';
 import type { Logger } from '../../logger.ts';
 import type { Wrapper } from '../guarded.ts';
 import type { LinkChanged } from '../store.ts';
@@ -14,19 +15,10 @@ export const LINKS_CHANNEL = 'kurz_links';
 export const DOMAINS_NOTICE = '/domains';
 
 /**
- * The notice of a link's change: its code alone on the default domain (as before
- * domains), `domainId/code` on another (no code holds a `/`).
+ * The notice of a link's change: domainCode's text, so a notice of a link on the
+ * default domain is its code alone, as before domains.
  */
-export function linkNotice(domainId: number, code: string): string {
-  return domainId === 0 ? code : `${domainId}/${code}`;
-}
-
-/** The domain and code a link notice names. */
-function parseNotice(notice: string): { domainId: number; code: string } {
-  const slash = notice.indexOf('/');
-  if (slash === -1) return { domainId: 0, code: notice };
-  return { domainId: Number(notice.slice(0, slash)), code: notice.slice(slash + 1) };
-}
+export const linkNotice = domainCode;
 
 /** The prefix of each instance's own channel, on which it sends itself settle() markers. */
 const SETTLE_CHANNEL_PREFIX = 'kurz_settle_';
@@ -88,7 +80,7 @@ export class PostgresNotices {
             for (const listener of this.domainListeners) listener();
             return;
           }
-          const { domainId, code } = parseNotice(notice);
+          const { domainId, code } = parseDomainCode(notice);
           for (const listener of this.listeners) listener(code, domainId);
         },
         () => {
