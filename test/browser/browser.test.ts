@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
 import type { Browser, BrowserContextOptions, Locator, Page } from 'playwright-core';
-import { call, eventually, type Running, runKurz, startKurz, tempDir } from '../support/binary.ts';
+import { call, eventually, type Running, runKurz, tempDir } from '../support/binary.ts';
 import {
   click,
   createLinks,
@@ -23,6 +23,7 @@ import {
   rows,
   shortCodes,
   waitForText,
+  withKurz as withKurzIn,
 } from '../support/web-page.ts';
 
 // Functions given to page.evaluate run in Chromium. The project's tsconfig has no DOM
@@ -96,26 +97,12 @@ afterAll(async () => {
 }, 30_000);
 
 /** Runs `body` with a fresh kurz and page, fails on any script error in the page. */
-async function withKurz(
+function withKurz(
   args: string[],
   body: (kurz: Running, page: Page) => Promise<void>,
   options: BrowserContextOptions = {},
 ) {
-  const kurz = await startKurz(args);
-  try {
-    const context = await browser.newContext(options);
-    try {
-      const errors: string[] = [];
-      const page = await context.newPage();
-      page.on('pageerror', (error) => errors.push(error.message));
-      await body(kurz, page);
-      expect(errors).toEqual([]);
-    } finally {
-      await context.close();
-    }
-  } finally {
-    await kurz.stop();
-  }
+  return withKurzIn(browser, args, body, options);
 }
 
 async function shorten(page: Page, fields: { url: string; code?: string; source?: string }) {
