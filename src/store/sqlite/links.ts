@@ -270,11 +270,20 @@ function linkInserts(sqlite: Database) {
        RETURNING id, domain_id AS domainId, short_code AS shortCode`,
     ),
   );
+  // The links just made enter the search index (link_search, migration 0009) in one
+  // statement: the ids an insert gives run from the largest before it upwards, and one
+  // process writes the file, so every id from the first made to the last is one of them.
+  const index = sqlite.prepare<unknown, [number, number]>(
+    `INSERT INTO link_search (rowid, short_code, original_url)
+     SELECT id, short_code, original_url FROM links WHERE id BETWEEN ? AND ?`,
+  );
   return {
-    statements,
-    /** The ids of the links made (in the batch's order, so ids rise with it), by codeKey. */
+    statements: [...statements, index],
+    /** The ids of the links made (in the batch's order, so ids rise with it), by codeKey; indexed for search. */
     insert(batch: readonly NewLink[]): Map<string, number> {
       const made = new Map<string, number>();
+      let first = Number.POSITIVE_INFINITY;
+      let last = 0;
       let at = 0;
       ROWS_PER_INSERT.forEach((rows, i) => {
         const statement = statements[i] as (typeof statements)[number];
@@ -282,9 +291,12 @@ function linkInserts(sqlite: Database) {
           const values = batch.slice(at, at + rows).flatMap(rowOf);
           for (const row of statement.all(...values)) {
             made.set(codeKey(row.domainId, row.shortCode), row.id);
+            if (row.id < first) first = row.id;
+            if (row.id > last) last = row.id;
           }
         }
       });
+      if (made.size > 0) index.run(first, last);
       return made;
     },
   };
@@ -308,12 +320,19 @@ export function sqliteLinks(sqlite: Database, hooks: SqliteWebhooks, tagDays: Sq
   /** Inserts links with distinct codes, each with its tags and link.created messages; the ids made. */
   const insertRows = (batch: readonly NewLink[], now: number): Map<string, number> => {
     const made = inserts.insert(batch);
+    const kept: [NewLink, number][] = [];
     for (const link of batch) {
       const id = made.get(newLinkKey(link));
       if (id === undefined) continue;
       tags.add(id, link.tags);
-      hooks.linkEvent('link.created', createdDetail(link, id), now);
+      kept.push([link, id]);
     }
+    hooks.linksCreated(
+      kept,
+      ([link]) => link.userId,
+      ([link, id]) => createdDetail(link, id),
+      now,
+    );
     return made;
   };
 

@@ -65,7 +65,10 @@ export const links = sqliteTable(
     // redirect never rewrites a random page of this table.
   },
   (table) => [
-    uniqueIndex('links_domain_code').on(table.domainId, table.shortCode),
+    // Unique per domain, code first: the same index serves the redirect's lookup (both
+    // columns equal) and the list sorted by code (code bytes, then domain and id), so a
+    // new link enters one index at a random place, not two (migration 0009).
+    uniqueIndex('links_code_domain').on(table.shortCode, table.domainId),
     index('links_domain_newest').on(
       table.domainId,
       sql`${table.createdAt} desc`,
@@ -77,8 +80,6 @@ export const links = sqliteTable(
       sql`${table.id} desc`,
     ),
     index('links_newest').on(sql`${table.createdAt} desc`, sql`${table.id} desc`),
-    // The list sorted by code (code bytes, then id: the rowid every index ends with).
-    index('links_code').on(table.shortCode),
   ],
 );
 

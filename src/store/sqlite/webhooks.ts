@@ -136,6 +136,31 @@ export function sqliteWebhooks(sqlite: Database) {
       report(event, link.userId, () => linkEventRecord(link), now);
     },
 
+    /**
+     * Puts the links of a batch just made in the outbox of their owners' webhooks that
+     * want link.created, asking once per owner which those are (a bulk call's thousand
+     * links have one owner). `detail` is called only for a link some webhook wants.
+     */
+    linksCreated<L>(
+      links: Iterable<L>,
+      ownerOf: (link: L) => number | null,
+      detail: (link: L) => LinkDetail,
+      now: number,
+    ): void {
+      const hooksOf = new Map<number | null, { id: number }[]>();
+      for (const link of links) {
+        const owner = ownerOf(link);
+        let hooks = hooksOf.get(owner);
+        if (hooks === undefined) {
+          hooks = wanting.all(owner, wantedNeedle('link.created'));
+          hooksOf.set(owner, hooks);
+        }
+        if (hooks.length === 0) continue;
+        const data = linkEventRecord(detail(link));
+        for (const hook of hooks) enqueue.run(hook.id, 'link.created', data, now, now);
+      }
+    },
+
     /** Puts each owner's clicks of a committed batch in the outbox of their webhooks that want clicks. */
     clicks(batch: readonly Click[], now: number): void {
       const owners = new Map<number, { owner: number | null; code: string } | null>();
