@@ -40,7 +40,7 @@ const ALLOW_HEADERS = 'Content-Type, Authorization';
 /** Chromium caps a preflight's cache at two hours; longer gains nothing. */
 const PREFLIGHT_MAX_AGE_SECONDS = '7200';
 /** Headers of the API's answers that a page of an allowed origin may read. */
-const EXPOSE_HEADERS = 'X-Total-Count, Link, Retry-After, X-Request-Id';
+const EXPOSE_HEADERS = 'X-Total-Count, X-Total-Count-Exact, Link, Retry-After, X-Request-Id';
 
 /**
  * A global request hook (register it right after the error handler): it answers before

@@ -7,6 +7,7 @@ import type { Mode } from '../config/config.ts';
 import { Messages } from '../domain/errors.ts';
 import { parseTag, TAG_MAX_LENGTH } from '../domain/tags.ts';
 import { ruleFormat, SOMETIMES, withHeaderSchemas } from '../http/model.ts';
+import { COUNTED_AHEAD } from '../store/link-search.ts';
 import {
   LIST_ORDERS,
   LIST_QUERY_MAX_LENGTH,
@@ -117,6 +118,10 @@ export function listSchema(mode: Mode) {
         minimum: 0,
         description:
           'How many links the whole list holds, whatever the page: those the filters let through.',
+      }),
+      'X-Total-Count-Exact': t.Literal('false', {
+        [SOMETIMES]: true,
+        description: `With \`q\`, when more links match than were counted (${COUNTED_AHEAD} past the offset): X-Total-Count is then that bound, a lower bound of the total.`,
       }),
       Link: t.String({
         [SOMETIMES]: true,

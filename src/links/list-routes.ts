@@ -9,7 +9,7 @@ import type { Mode } from '../config/config.ts';
 import type { DomainRegistry } from '../domains/registry.ts';
 import { errorResponses } from '../http/model.ts';
 import { JSON_TYPE, jsonResponse } from '../http/responses.ts';
-import type { LinkSearch } from '../store/link-search.ts';
+import { COUNTED_AHEAD, type LinkSearch } from '../store/link-search.ts';
 import type { Store } from '../store/store.ts';
 import { linkDetailToJson, linkToJson } from './link-json.ts';
 import { ListQuery, listSchema } from './list-model.ts';
@@ -67,11 +67,11 @@ export function listRoutes(options: ListRoutesOptions) {
   /** A part of a searched list as JSON (links, or their details with view=full). */
   async function found(part: LinkSearch, full: boolean) {
     if (!full) {
-      const { links, total, last } = await store.searchLinks(part);
-      return { items: links.map(toJson), total, last };
+      const { links, total, bounded, last } = await store.searchLinks(part);
+      return { items: links.map(toJson), total, bounded, last };
     }
-    const { links, total, last } = await store.searchLinkDetails(part);
-    return { items: links.map(toDetailJson), total, last };
+    const { links, total, bounded, last } = await store.searchLinkDetails(part);
+    return { items: links.map(toDetailJson), total, bounded, last };
   }
 
   /** A searched list: a page, or the whole of it, streamed in chunks after cursors. */
@@ -89,6 +89,7 @@ export function listRoutes(options: ListRoutesOptions) {
     const first = await found({ ...query, offset: page.offset }, search.full);
     const total = first.total ?? 0;
     const headers: Record<string, string> = { 'x-total-count': String(total) };
+    if (first.bounded) headers['x-total-count-exact'] = 'false';
     const next = nextPageLink(page, total, search.query);
     if (next !== undefined) headers.link = next;
     if (!whole || first.items.length < LIST_CHUNK) {
@@ -130,7 +131,9 @@ export function listRoutes(options: ListRoutesOptions) {
           operationId: 'listLinks',
           summary: mode === 'accounts' ? 'List your links' : 'List all links',
           description:
-            'Newest first (created_at, then id). Without parameters, the whole list; `limit` and `offset` page it. `q`, `domain` and `tag` filter it (together, each narrowing it), `sort` and `order` order it, `view=full` gives each link with its settings. Every answer has `X-Total-Count` (the links the filters let through); a page with more after it has `Link: </api/links?limit=N&offset=M>; rel="next"`, with the filters, order and view given. Checks, in order: `limit` and `offset`, `q`, `domain`, `tag`, `sort` and `order`, `view`.',
+            'Newest first (created_at, then id). Without parameters, the whole list; `limit` and `offset` page it. `q`, `domain` and `tag` filter it (together, each narrowing it), `sort` and `order` order it, `view=full` gives each link with its settings. Every answer has `X-Total-Count` (the links the filters let through; with `q`, counted up to ' +
+            COUNTED_AHEAD +
+            ' past the offset, and when more match it is that bound and `X-Total-Count-Exact: false` says so); a page with more after it has `Link: </api/links?limit=N&offset=M>; rel="next"`, with the filters, order and view given. Checks, in order: `limit` and `offset`, `q`, `domain`, `tag`, `sort` and `order`, `view`.',
         },
       },
     );

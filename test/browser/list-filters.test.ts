@@ -275,3 +275,47 @@ for (const mode of MODES) {
     });
   }
 }
+
+for (const mode of MODES) {
+  for (const [size, viewport] of SIZES) {
+    describe(`the list of a text that many links hold, ${mode} mode, ${size} (${viewport.width} px)`, () => {
+      test(
+        'the summary says the count stopped at its bound ("2,000+"), and Next goes on',
+        async () => {
+          await withKurz(
+            browser,
+            ['--mode', mode, '--rate-limits', 'off'],
+            async (kurz, page) => {
+              let token: string | undefined;
+              if (mode === 'accounts') {
+                token = await registerUser(kurz.url, 'many@example.com');
+                await arriveLoggedIn(page, token, 'many@example.com');
+              }
+              for (let at = 0; at < 2100; at += 700) {
+                const links = Array.from({ length: 700 }, (_, i) => ({
+                  url: `https://example.com/spring/${at + i}`,
+                }));
+                const reply = await call(kurz.url, 'POST', '/api/links/bulk', {
+                  json: { links },
+                  token,
+                });
+                expect(reply.status).toBe(200);
+              }
+              await page.goto(kurz.url);
+              await waitForText(page.locator('#range'), '1–50 of 2,100');
+              await page.getByLabel('Filter', { exact: true }).fill('spring');
+              await waitForText(page.locator('#range'), '1–50 of 2,000+ matching');
+              const next = page.getByRole('button', { name: 'Next' });
+              expect(await next.getAttribute('aria-disabled')).toBe('false');
+              await next.click();
+              await waitForText(page.locator('#range'), '51–100 of 2,050+ matching');
+              expect(await fitsWidth(page)).toBe(true);
+            },
+            { viewport },
+          );
+        },
+        TIMEOUT,
+      );
+    });
+  }
+}

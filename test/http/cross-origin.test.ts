@@ -201,7 +201,8 @@ describe.each(['accounts', 'open'] as const)('with --cors-origins (%s mode)', (m
     expect(reply.status).toBe(201);
     expect(Object.fromEntries(reply.headers)).toMatchObject({
       'access-control-allow-origin': APP,
-      'access-control-expose-headers': 'X-Total-Count, Link, Retry-After, X-Request-Id',
+      'access-control-expose-headers':
+        'X-Total-Count, X-Total-Count-Exact, Link, Retry-After, X-Request-Id',
       vary: 'Origin',
     });
     // Errors too, so the page can show them.

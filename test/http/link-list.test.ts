@@ -4,6 +4,7 @@
 
 import { describe, expect, test } from 'bun:test';
 import { LIST_CHUNK } from '../../src/links/list-stream.ts';
+import { COUNTED_AHEAD } from '../../src/store/link-search.ts';
 import type { NewLink } from '../../src/store/store.ts';
 import { BASE_URL, type Client, storeMovedByHand, TestApp } from '../support/test-app.ts';
 
@@ -222,6 +223,37 @@ describe.each(['accounts', 'open'] as const)('GET /api/links: finding links (%s 
     );
   });
 
+  test('with q, the total is counted up to 2,000 past the offset and says when it stopped there', async () => {
+    const app = await TestApp.init(mode);
+    const client = mode === 'accounts' ? await app.user() : app.anonymous();
+    const matching = COUNTED_AHEAD + 3;
+    for (let at = 0; at < matching; at += 1000) {
+      const links = Array.from({ length: Math.min(1000, matching - at) }, (_, i) => ({
+        url: `https://example.com/spring/${at + i}`,
+      }));
+      const reply = await app.post('/api/links/bulk', { links }, { token: client.token });
+      expect(reply.status).toBe(200);
+    }
+    await client.link('https://example.com/autumn');
+    const first = await client.links('?q=spring&limit=50');
+    expect(first.headers.get('x-total-count')).toBe(String(COUNTED_AHEAD));
+    expect(first.headers.get('x-total-count-exact')).toBe('false');
+    expect(first.headers.get('link')).toBe('</api/links?limit=50&offset=50&q=spring>; rel="next"');
+    // The last page's total is exact, and has no next link.
+    const last = await client.links(`?q=spring&limit=50&offset=${matching - 3}`);
+    expect(last.headers.get('x-total-count')).toBe(String(matching));
+    expect(last.headers.get('x-total-count-exact')).toBeNull();
+    expect(last.headers.get('link')).toBeNull();
+    expect(last.json).toHaveLength(3);
+    // Exact when fewer match, and without q, however many.
+    const few = await client.links('?q=autumn&limit=50');
+    expect(few.headers.get('x-total-count')).toBe('1');
+    expect(few.headers.get('x-total-count-exact')).toBeNull();
+    const all = await client.links('?sort=code&limit=1');
+    expect(all.headers.get('x-total-count')).toBe(String(matching + 1));
+    expect(all.headers.get('x-total-count-exact')).toBeNull();
+  });
+
   test('view=full gives each link as GET /api/links/{code} shows it', async () => {
     const { app, client, domain } = await seeded(mode);
     const zebraId = (await app.store.findLinkDetail('Zebra'))?.id as number;
@@ -339,7 +371,12 @@ describe('GET /api/links: a whole filtered list is streamed', () => {
         pages.push(...page);
         if (page.length < 1000) break;
       }
-      expect(Number(whole.headers.get('x-total-count'))).toBe(pages.length);
+      // A text's total is counted up to COUNTED_AHEAD; the list itself is whole.
+      const bounded = query.startsWith('q=') && pages.length > COUNTED_AHEAD;
+      expect(Number(whole.headers.get('x-total-count'))).toBe(
+        bounded ? COUNTED_AHEAD : pages.length,
+      );
+      expect(whole.headers.get('x-total-count-exact')).toBe(bounded ? 'false' : null);
       expect(pages.length).toBeGreaterThan(2 * LIST_CHUNK);
       expect(whole.text).toBe(JSON.stringify(pages));
     }

@@ -386,8 +386,10 @@ describe.each(['accounts', 'open'] as const)('GET /api/openapi.json (%s mode)', 
   test('answers declare their headers', async () => {
     const { doc } = await documentOf(mode);
     const list = doc.paths['/api/links'].get.responses['200'];
-    expect(Object.keys(list.headers)).toEqual(['X-Total-Count', 'Link']);
+    expect(Object.keys(list.headers)).toEqual(['X-Total-Count', 'X-Total-Count-Exact', 'Link']);
     expect(list.headers['X-Total-Count'].schema.type).toBe('integer');
+    expect(list.headers['X-Total-Count-Exact'].schema.const).toBe('false');
+    expect(list.headers['X-Total-Count-Exact'].required).not.toBe(true);
     for (const method of ['get', 'head']) {
       const redirect = doc.paths['/{code}'][method].responses['307'];
       expect(Object.keys(redirect.headers)).toEqual(['Location', 'Cache-Control']);

@@ -3,7 +3,12 @@
 // cursors, each against the same list worked out here from the links as they were made.
 
 import { describe, expect, onTestFinished, test } from 'bun:test';
-import type { LinkSearch, LinkSort, SearchCursor } from '../../src/store/link-search.ts';
+import {
+  COUNTED_AHEAD,
+  type LinkSearch,
+  type LinkSort,
+  type SearchCursor,
+} from '../../src/store/link-search.ts';
 import { openPostgres } from '../../src/store/postgres/postgres-store.ts';
 import { openSqlite } from '../../src/store/sqlite/sqlite-store.ts';
 import {
@@ -211,7 +216,7 @@ describe.each(['sqlite', 'postgres'] as const)('Searching the list on %s', (back
       limit: 5,
       offset: 100,
     });
-    expect(beyond).toEqual({ links: [], total: 24, last: undefined });
+    expect(beyond).toEqual({ links: [], total: 24, bounded: false, last: undefined });
   });
 
   test('details carry every setting and the tags, as findLinkDetail reads them', async () => {
@@ -275,6 +280,45 @@ describe.each(['sqlite', 'postgres'] as const)('Searching the list on %s', (back
     const gone = await store.searchLinks({ ...top, limit: 30 });
     expect(gone.links.map((l) => l.id)).not.toContain(late.id);
     expect(gone.total).toBe(made.length - 1);
+  });
+
+  test('a text counts its matches up to COUNTED_AHEAD past the offset; other filters count all', async () => {
+    const store = await open(backend);
+    const matching = COUNTED_AHEAD + 10;
+    const links = Array.from(
+      { length: matching + 5 },
+      (_, i): NewLink => ({
+        userId: null,
+        originalUrl: `https://example.com/${i < matching ? 'spring' : 'autumn'}/${i}`,
+        shortCode: `c${i}`,
+        source: null,
+        createdAt: 1_795_000_000_000 + i,
+        tags: i < matching ? ['season'] : [],
+      }),
+    );
+    for (let at = 0; at < links.length; at += 500) {
+      await store.createLinks(links.slice(at, at + 500));
+    }
+    const search = (filter: Partial<LinkSearch>) =>
+      store.searchLinks({ owner: null, sort: 'created', descending: true, limit: 10, ...filter });
+    const first = await search({ text: 'spring' });
+    expect([first.total, first.bounded, first.links.length]).toEqual([COUNTED_AHEAD, true, 10]);
+    expect(first.links[0]?.shortCode).toBe(`c${matching - 1}`);
+    // Further on the bound moves with the offset; once past the last match it is exact.
+    const later = await search({ text: 'spring', offset: 5 });
+    expect([later.total, later.bounded]).toEqual([COUNTED_AHEAD + 5, true]);
+    const near = await search({ text: 'spring', offset: 10 });
+    expect([near.total, near.bounded]).toEqual([matching, false]);
+    // With other filters too, and in another order.
+    const tagged = await search({ text: 'spring', tag: 'season', sort: 'code' });
+    expect([tagged.total, tagged.bounded]).toEqual([COUNTED_AHEAD, true]);
+    // Fewer matches than the bound: exact. Without a text: exact, however many.
+    const few = await search({ text: 'autumn' });
+    expect([few.total, few.bounded]).toEqual([5, false]);
+    const tag = await search({ tag: 'season' });
+    expect([tag.total, tag.bounded]).toEqual([matching, false]);
+    const all = await search({ sort: 'code' });
+    expect([all.total, all.bounded]).toEqual([links.length, false]);
   });
 
   test('the totals of one domain and one tag follow links and tags made, changed and removed', async () => {

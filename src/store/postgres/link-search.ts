@@ -15,6 +15,7 @@
 import type { SQL } from 'bun';
 import {
   countDriver,
+  countLimit,
   type Driver,
   type FilterSizes,
   type FoundLinks,
@@ -47,11 +48,12 @@ const DETAIL_COLUMNS = `${LINK_COLUMNS}, l.source, l.expires_at AS "expiresAt",
 const TEXT_MATCH = `(l.short_code ILIKE $pattern OR l.original_url ILIKE $pattern
   OR EXISTS (SELECT 1 FROM link_tags tt WHERE tt.link_id = l.id AND tt.tag = $textTag))`;
 
-function conditions(shape: SearchShape): string[] {
+/** What each link must meet; a tag's own links (driver `tag`) need not be checked for it. */
+function conditions(shape: SearchShape, driver: Driver): string[] {
   const where: string[] = [];
   if (shape.owner) where.push('l.user_id = $owner');
   if (shape.domain) where.push('l.domain_id = $domain');
-  if (shape.tag) {
+  if (shape.tag && driver !== 'tag') {
     where.push('EXISTS (SELECT 1 FROM link_tags t WHERE t.link_id = l.id AND t.tag = $tag)');
   }
   if (shape.text) where.push(TEXT_MATCH);
@@ -62,25 +64,41 @@ const clause = (where: readonly string[]) =>
   where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`;
 
 /**
- * The links each named driver starts from, as `m.id`. OFFSET 0 keeps the planner from
+ * The ids of the links each named driver starts from. OFFSET 0 keeps the planner from
  * merging them into the query, which it would then walk in order after all: its
  * statistics cannot see that an owner's or a tag's links are few among the first of an
  * order (they are independent of it no more than the data makes them).
  */
 const NAMED: Record<Exclude<Driver, 'walk'>, string> = {
-  owner: '(SELECT id FROM links WHERE user_id = $owner OFFSET 0) m',
-  domain: '(SELECT id FROM links WHERE domain_id = $domain OFFSET 0) m',
-  tag: '(SELECT link_id AS id FROM link_tags WHERE tag = $tag OFFSET 0) m',
+  owner: '(SELECT id FROM links WHERE user_id = $owner OFFSET 0)',
+  domain: '(SELECT id FROM links WHERE domain_id = $domain OFFSET 0)',
+  tag: '(SELECT link_id AS id FROM link_tags WHERE tag = $tag OFFSET 0)',
   // A rare text's links, found once through the trigram indexes by sizesSql (a moment
   // before the page: a link made in between waits for the next request).
-  text: '(SELECT unnest($textIds::int[]) AS id) m',
+  text: '(SELECT unnest($textIds::int[]) AS id)',
 };
 
-/** The links a driver starts from, joined to `l` (and `o`, the order by clicks). */
-function source(driver: Driver, sort: SearchShape['sort']): string {
+/**
+ * A tag's links for a page, gathered into an array and unnested: a set whose size the
+ * planner does not know (it takes ten), so it looks each link up by its id. Counting
+ * a tag's ten thousand links right, it would rather hash them against a scan of every
+ * link (160 ms on a million, against 20). A count reads the tag's links as NAMED does,
+ * so that its LIMIT stops the read early.
+ */
+const GATHERED_TAG = '(SELECT unnest(ARRAY(SELECT link_id FROM link_tags WHERE tag = $tag)) AS id)';
+
+/**
+ * The links a driver starts from, as `l` (and `o`, the order by clicks). When the caller
+ * reads no more of a link than its id and no filter is left to check (`idsOnly`), a
+ * driver's ids are the links themselves (a tag's go with their link), and no link is
+ * looked up: a tag's ten thousand links sorted by clicks are only their places in the order.
+ */
+function source(driver: Driver, sort: SearchShape['sort'], idsOnly = false, page = false): string {
   const order = sort === 'clicks' ? ' JOIN link_click_order o ON o.link_id = l.id' : '';
   if (driver === 'walk') return `links l${order}`;
-  return `${NAMED[driver]} JOIN links l ON l.id = m.id${order}`;
+  const ids = page && driver === 'tag' ? GATHERED_TAG : NAMED[driver];
+  if (idsOnly) return `${ids} l${order}`;
+  return `${ids} m JOIN links l ON l.id = m.id${order}`;
 }
 
 /** How many links a shape lets through. */
@@ -97,7 +115,11 @@ function countSql(shape: SearchShape, driver: Driver): string {
   if (shape.tag && !shape.owner && !shape.text && !shape.domain) {
     return 'SELECT coalesce(sum(links), 0) FROM tag_totals WHERE tag = $tag';
   }
-  return `SELECT count(*) FROM ${source(driver, 'created')} ${clause(conditions(shape))}`;
+  const where = conditions(shape, driver);
+  const matching = `${source(driver, 'created', where.length === 0)} ${clause(where)}`;
+  // A text's matches are counted up to $countLimit (countLimit, one past its bound).
+  if (shape.text) return `SELECT count(*) FROM (SELECT 1 FROM ${matching} LIMIT $countLimit) c`;
+  return `SELECT count(*) FROM ${matching}`;
 }
 
 /**
@@ -115,7 +137,9 @@ const ORDERS = {
 function pageSql(shape: SearchShape, driver: Driver, details: boolean): string {
   const order = ORDERS[shape.sort];
   const dir = shape.descending ? 'DESC' : 'ASC';
-  const where = conditions(shape);
+  const where = conditions(shape, driver);
+  // Sorted by clicks, the page reads only ids and places in the order.
+  const idsOnly = shape.sort === 'clicks' && where.length === 0;
   if (shape.after) {
     const cmp = shape.descending ? '<' : '>';
     where.push(`(${order.key}, ${order.id}) ${cmp} (${order.cursor}, $id::int)`);
@@ -124,7 +148,7 @@ function pageSql(shape: SearchShape, driver: Driver, details: boolean): string {
   return `SELECT json_agg(p ORDER BY ${key} ${dir}, p.id ${dir}) FROM (
       SELECT ${details ? DETAIL_COLUMNS : LINK_COLUMNS}, page."sortKey"
       FROM (SELECT l.id, ${shape.sort === 'code' ? 'l.short_code' : order.key} AS "sortKey"
-            FROM ${source(driver, shape.sort)} ${clause(where)}
+            FROM ${source(driver, shape.sort, idsOnly, true)} ${clause(where)}
             ORDER BY ${order.key} ${dir}, ${order.id} ${dir} LIMIT $limit OFFSET $offset) page
       JOIN links l ON l.id = page.id
     ) p`;
@@ -233,6 +257,8 @@ export class PostgresLinkSearch {
       values.key = search.after.key;
       values.id = search.after.id;
     }
+    const counting = countLimit(search);
+    if (counting !== undefined) values.countLimit = counting + 1;
     const text = await this.indexed(search.text);
     const named =
       search.owner !== null || search.domainId !== undefined || search.tag !== undefined || text;
@@ -260,6 +286,6 @@ export class PostgresLinkSearch {
       statement,
       values,
     );
-    return foundLinks(row?.links ?? [], row?.total ?? undefined);
+    return foundLinks(row?.links ?? [], row?.total ?? undefined, counting);
   }
 }

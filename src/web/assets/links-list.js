@@ -29,7 +29,8 @@ export function createLinksList({ api, domains, onShowQr, onStats, onEdit, onDel
   const next = byId('next');
   const filters = createListFilters({ api, domains, onChange: () => go(0), onTagStats });
 
-  const state = { offset: 0, total: 0 };
+  // bounded: more links match than the total counted (a text search counts up to a bound).
+  const state = { offset: 0, total: 0, bounded: false };
   const rows = new Map(); // link id → its <tr>, so refreshes update rows in place
   const links = new Map(); // link id → the link as last listed or changed
   let generation = 0; // bumps on every load and on stop; older answers are dropped
@@ -50,6 +51,7 @@ export function createLinksList({ api, domains, onShowQr, onStats, onEdit, onDel
       if (turn !== generation) return;
       error.textContent = '';
       state.total = Number(headers.get('x-total-count') ?? body.length);
+      state.bounded = headers.get('x-total-count-exact') === 'false';
       render(body);
     } catch (e) {
       // A 401 has already ended the session; other failures keep the rows shown.
@@ -199,7 +201,8 @@ export function createLinksList({ api, domains, onShowQr, onStats, onEdit, onDel
         : 'No links yet. Shorten one above and it shows here.',
     );
     const shown = `${formatCount(offset + 1)}–${formatCount(offset + count)}`;
-    setText(range, `${shown} of ${formatCount(total)}${narrowed ? ' matching' : ''}`);
+    const of = `${formatCount(total)}${state.bounded ? '+' : ''}`;
+    setText(range, `${shown} of ${of}${narrowed ? ' matching' : ''}`);
     // aria-disabled rather than disabled: a disabled button drops keyboard focus.
     previous.setAttribute('aria-disabled', String(offset === 0));
     next.setAttribute('aria-disabled', String(offset + PAGE_SIZE >= total));
@@ -274,7 +277,7 @@ export function createLinksList({ api, domains, onShowQr, onStats, onEdit, onDel
       generation++;
       loading = false;
       filters.reset();
-      Object.assign(state, { offset: 0, total: 0 });
+      Object.assign(state, { offset: 0, total: 0, bounded: false });
       rowsBody.replaceChildren();
       table.hidden = true;
       pager.hidden = true;
