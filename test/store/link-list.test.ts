@@ -9,7 +9,7 @@ import {
   type LinkSort,
   type SearchCursor,
 } from '../../src/store/link-search.ts';
-import { openPostgres } from '../../src/store/postgres/postgres-store.ts';
+import { openPostgres, type PostgresStore } from '../../src/store/postgres/postgres-store.ts';
 import { openSqlite } from '../../src/store/sqlite/sqlite-store.ts';
 import {
   type Click,
@@ -18,6 +18,7 @@ import {
   type NewLink,
   type Store,
 } from '../../src/store/store.ts';
+import { eventually } from '../support/binary.ts';
 import { atCleanUp } from '../support/cleanup.ts';
 import { freshSchemaUrl } from '../support/postgres.ts';
 
@@ -345,5 +346,46 @@ describe.each(['sqlite', 'postgres'] as const)('Searching the list on %s', (back
     expect([await total({ tag: 'promo' }), await total({ tag: 'new' })]).toEqual([7, 0]);
     expect(await total({ domainId: 1 })).toBe(5);
     expect(await total({})).toBe(made.length - 2);
+  });
+});
+
+describe('PostgreSQL: the trigram indexes', () => {
+  test("a second after links are made, their pending lists are merged, off the insert's path", async () => {
+    const store = (await open('postgres')) as PostgresStore;
+    const batch = (from: number) =>
+      Array.from(
+        { length: 1000 },
+        (_, i): NewLink => ({
+          userId: null,
+          originalUrl: `https://example.com/spring/${from + i}?utm_source=newsletter`,
+          shortCode: `m${from + i}`,
+          source: null,
+          createdAt: 1_795_000_000_000 + from + i,
+        }),
+      );
+    const merge = async () =>
+      (
+        await store.client`
+          SELECT gin_clean_pending_list('links_url_trgm'::regclass)::int AS url,
+                 gin_clean_pending_list('links_code_trgm'::regclass)::int AS code`
+      )[0] as { url: number; code: number };
+    // An insert leaves its trigrams in the pending lists.
+    await store.createLinks(batch(0));
+    const pending = await merge();
+    expect(pending.url).toBeGreaterThan(0);
+    expect(pending.code).toBeGreaterThan(0);
+    await eventually(async () => store.searchUpkeep.merges === 1, 'the first merge');
+    // The store merges them itself a moment after links are made.
+    await store.createLinks(batch(1000));
+    await eventually(async () => store.searchUpkeep.merges === 2, 'a merge after the links');
+    expect(await merge()).toEqual({ url: 0, code: 0 });
+    const found = await store.searchLinks({
+      owner: null,
+      text: 'spring/99?',
+      sort: 'created',
+      descending: true,
+      limit: 10,
+    });
+    expect(found.links.map((l) => l.shortCode)).toEqual(['m99']);
   });
 });

@@ -4,8 +4,10 @@
 
 import { describe, expect, onTestFinished, test } from 'bun:test';
 import { LOG_COLUMNS, PendingTally } from '../../src/domain/clicks.ts';
+import { linkEventRecord } from '../../src/domain/webhooks.ts';
 import { type ApiKey, KEY_LIMIT_REACHED, type NewApiKey } from '../../src/store/accounts.ts';
 import { embeddedMigrations } from '../../src/store/embedded-migrations.ts' with { type: 'macro' };
+import { createdDetail } from '../../src/store/outbox.ts';
 import { PostgresAnalytics } from '../../src/store/postgres/analytics.ts';
 import { openPostgres, type PostgresStore } from '../../src/store/postgres/postgres-store.ts';
 import { SqliteAnalytics } from '../../src/store/sqlite/analytics.ts';
@@ -117,6 +119,65 @@ const newKey = (userId: number, secretHash: string): NewApiKey => ({
 });
 
 describe.each(['sqlite', 'postgres'] as const)('Store contract on %s', (backend) => {
+  test("a link.created message is the link's record, byte for byte, as linkEventRecord writes it", async () => {
+    const store = await open(backend);
+    const ann = (await store.createUser('ann@example.com', 'h')) as User;
+    const hook = await store.createWebhook(
+      {
+        userId: ann.id,
+        url: 'https://hooks.example.com/',
+        secret: 'whsec_YWJj',
+        events: ['link.created'],
+        createdAt: 1000,
+      },
+      20,
+    );
+    if (typeof hook === 'string') throw new Error(hook);
+    const domain = await store.createDomain({
+      baseUrl: 'https://go.example',
+      host: 'go.example',
+      rootRedirect: null,
+      notFoundRedirect: null,
+      createdAt: 1000,
+    });
+    const links: NewLink[] = [
+      {
+        userId: ann.id,
+        domainId: domain?.id,
+        originalUrl: 'https://example.com/a?q="quoted"&b=\\back/ü/☃',
+        shortCode: 'rec-1',
+        source: 'news "letter"',
+        createdAt: 1_795_000_000_123,
+        expiresAt: 1_795_100_000_000,
+        maxClicks: 5,
+        passwordHash: '$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA',
+        tags: ['zeta', 'alpha', 'a-b_c'],
+      },
+      {
+        userId: ann.id,
+        originalUrl: 'https://example.com/plain',
+        shortCode: 'rec-2',
+        source: null,
+        createdAt: 1_795_000_000_124,
+      },
+      // No one's link: no webhook of ann's hears of it.
+      {
+        userId: null,
+        originalUrl: 'https://example.com/other',
+        shortCode: 'rec-3',
+        source: null,
+        createdAt: 1_795_000_000_125,
+      },
+    ];
+    const made = (await store.createLinks(links)) as Link[];
+    const messages = await store.claimDeliveries(Date.now() + 1000, 10, 30_000);
+    expect(messages.map((m) => m.payload)).toEqual(
+      made
+        .slice(0, 2)
+        .map((link, i) => linkEventRecord(createdDetail(links[i] as NewLink, link.id))),
+    );
+  });
+
   test('users: created once per e-mail, found by e-mail with their hash, known by id', async () => {
     const store = await open(backend);
     const ann = await store.createUser('ann@example.com', 'hash-a');

@@ -5,10 +5,9 @@
 // every rule (one winner per code, the quota) is kept by PostgreSQL's locks and indexes.
 
 import type { SQL } from 'bun';
-import { linkEventRecord } from '../../domain/webhooks.ts';
 import { applyChanges } from '../link-changes.ts';
 import { codeKey, insertWithQuota, newLinkKey, ownersWithQuota } from '../link-quota.ts';
-import { createdDetail, wantedNeedle } from '../outbox.ts';
+import { wantedNeedle } from '../outbox.ts';
 import {
   type CodeHolder,
   type CreatedLink,
@@ -37,19 +36,6 @@ const DETAIL_COLUMNS = `l.id, l.user_id AS "userId", l.domain_id AS "domainId",
   ARRAY(SELECT t.tag FROM link_tags t WHERE t.link_id = l.id ORDER BY t.tag COLLATE "C") AS tags,
   (SELECT coalesce(sum(c.clicks), 0)::float8 FROM link_clicks c WHERE c.link_id = l.id) AS clicks`;
 
-/**
- * The record of each new link's `link.created` message without its id, which the insert
- * gives: the JSON text after `{"id":0`, which the insert's statement puts after the id.
- */
-function createdRecordTails(links: readonly NewLink[]): string[] {
-  const head = '{"id":0';
-  return links.map((link) => {
-    const data = linkEventRecord(createdDetail(link, 0));
-    if (!data.startsWith(head)) throw new Error('link data must start with its id');
-    return data.slice(head.length);
-  });
-}
-
 /** The batch's inserts under the quota (link-quota.ts), each one statement. */
 async function insertLinks(
   sql: SQL,
@@ -71,7 +57,6 @@ async function insertRows(sql: SQL, links: readonly NewLink[]): Promise<Map<stri
   if (links.length === 0) return new Map();
   const codes = links.map((l) => l.shortCode);
   const domains = links.map((l) => l.domainId ?? DEFAULT_DOMAIN);
-  const keys = links.map(newLinkKey);
   // Tags as one row per (link's key, tag), joined to the links the insert made.
   const tagKeys = links.flatMap((l) => (l.tags ?? []).map(() => newLinkKey(l)));
   const tags = links.flatMap((l) => l.tags ?? []);
@@ -89,19 +74,32 @@ async function insertRows(sql: SQL, links: readonly NewLink[]): Promise<Map<stri
                            ${links.map((l) => l.limitedClicks ?? 0)}::int[],
                            ${links.map((l) => l.passwordHash ?? null)}::text[])
       ON CONFLICT (domain_id, short_code) DO NOTHING
-      RETURNING id, domain_id, short_code, user_id, domain_id || '/' || short_code AS key
+      RETURNING id, domain_id, short_code, user_id, original_url, source, created_at,
+                expires_at, max_clicks, password_hash, domain_id || '/' || short_code AS key
+    ), batch_tags AS (
+      SELECT * FROM unnest(${tagKeys}::text[], ${tags}::text[]) AS p(key, tag)
     ), outbox AS (
       INSERT INTO webhook_deliveries (webhook_id, type, payload, created_at, next_attempt_at)
-      SELECT w.id, 'link.created', '{"id":' || a.id || p.tail, ${now}::bigint, ${now}::bigint
+      -- The link.created record, as linkEventRecord writes createdDetail's: row_to_json
+      -- writes the columns in order, compactly, as JSON.stringify does. Made in SQL, and
+      -- only for links some webhook wants, so a batch's links are not sent twice.
+      SELECT w.id, 'link.created',
+             (SELECT row_to_json(r)::text FROM (
+                SELECT a.id, a.user_id AS "userId", a.domain_id AS "domainId",
+                       a.original_url AS "originalUrl", a.short_code AS "shortCode",
+                       a.created_at AS "createdAt", 0 AS clicks, a.source,
+                       a.expires_at AS "expiresAt", a.max_clicks AS "maxClicks",
+                       0 AS "limitedClicks", a.password_hash IS NOT NULL AS "passwordProtected",
+                       t.tags) r),
+             ${now}::bigint, ${now}::bigint
       FROM added a
-      JOIN unnest(${keys}::text[], ${createdRecordTails(links)}::text[]) AS p(key, tail)
-        ON p.key = a.key
       JOIN webhooks w ON (w.user_id = a.user_id OR (w.user_id IS NULL AND a.user_id IS NULL))
         AND strpos(',' || w.events || ',', ${wantedNeedle('link.created')}) > 0
+      CROSS JOIN LATERAL (SELECT ARRAY(SELECT t.tag FROM batch_tags t WHERE t.key = a.key
+                                       ORDER BY t.tag COLLATE "C") AS tags) t
     ), tagged AS (
       INSERT INTO link_tags (link_id, tag)
-      SELECT a.id, p.tag FROM added a
-      JOIN unnest(${tagKeys}::text[], ${tags}::text[]) AS p(key, tag) ON p.key = a.key
+      SELECT a.id, t.tag FROM added a JOIN batch_tags t ON t.key = a.key
       ON CONFLICT DO NOTHING
     )
     -- The notice as linkNotice() writes it: the code alone on the default domain.
@@ -114,7 +112,11 @@ async function insertRows(sql: SQL, links: readonly NewLink[]): Promise<Map<stri
 
 /** The link operations of the store, each one statement or transaction on the pool. */
 export class PostgresLinks {
-  constructor(private readonly client: SQL) {}
+  /** `created`: told once links were made (committed), for the upkeep of the search indexes. */
+  constructor(
+    private readonly client: SQL,
+    private readonly created: () => void = () => {},
+  ) {}
 
   async totals(): Promise<StoreTotals> {
     const [row]: StoreTotals[] = await this.client`
@@ -133,15 +135,19 @@ export class PostgresLinks {
    */
   async createLinks(batch: readonly NewLink[]): Promise<CreatedLink[]> {
     const limited = ownersWithQuota(batch);
-    if (limited.length === 0) return insertLinks(this.client, batch, new Map());
-    return this.client.begin(async (tx) => {
-      await tx`SELECT id FROM users WHERE id IN ${tx(limited)} ORDER BY id FOR UPDATE`;
-      const totals: { owner: number; links: number }[] =
-        await tx`SELECT owner, links::float8 AS links FROM link_totals WHERE owner IN ${tx(limited)}`;
-      const owned = new Map(limited.map((owner) => [owner, 0]));
-      for (const row of totals) owned.set(row.owner, row.links);
-      return insertLinks(tx, batch, owned);
-    });
+    const made =
+      limited.length === 0
+        ? await insertLinks(this.client, batch, new Map())
+        : await this.client.begin(async (tx) => {
+            await tx`SELECT id FROM users WHERE id IN ${tx(limited)} ORDER BY id FOR UPDATE`;
+            const totals: { owner: number; links: number }[] =
+              await tx`SELECT owner, links::float8 AS links FROM link_totals WHERE owner IN ${tx(limited)}`;
+            const owned = new Map(limited.map((owner) => [owner, 0]));
+            for (const row of totals) owned.set(row.owner, row.links);
+            return insertLinks(tx, batch, owned);
+          });
+    this.created();
+    return made;
   }
 
   async listLinks({ owner, limit, offset }: LinkQuery): Promise<LinkPage> {

@@ -2,7 +2,7 @@
 // kurz instances may share one database: every promise the store makes (exact counts,
 // one winner per code, the first token key stored) is kept by PostgreSQL itself, never
 // by memory of one process. Its areas (accounts.ts, links.ts, domains.ts, click-log.ts,
-// analytics.ts, tags.ts, webhooks.ts, settings.ts, notices.ts) are composed here, each
+// analytics.ts, tags.ts, webhooks.ts, settings.ts, notices.ts, search-upkeep.ts) are composed here, each
 // operation held to the deadline of open.ts; the click pipeline (clicks/pipeline.ts)
 // runs with this engine's steps.
 
@@ -19,6 +19,7 @@ import { PostgresLinkSearch } from './link-search.ts';
 import { PostgresLinks } from './links.ts';
 import { LINKS_CHANNEL, PostgresNotices } from './notices.ts';
 import { classify, connect, deadline, type PostgresOptions } from './open.ts';
+import { TrigramUpkeep } from './search-upkeep.ts';
 import { PostgresSettings } from './settings.ts';
 import { PostgresTags } from './tags.ts';
 import { PostgresWebhooks, pruneDeliveries } from './webhooks.ts';
@@ -29,6 +30,8 @@ export type PostgresStore = Store & {
   readonly kind: 'postgres';
   /** The pool, for tests and tools that inspect what the API does not show. */
   readonly client: SQL;
+  /** The merges of the trigram indexes' pending lists, for tests. */
+  readonly searchUpkeep: TrigramUpkeep;
 };
 
 /**
@@ -64,6 +67,7 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresSt
     log,
   );
   const notices = new PostgresNotices(client, log, run);
+  const upkeep = new TrigramUpkeep(client, log);
   try {
     await notices.listen();
   } catch (error) {
@@ -75,6 +79,7 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresSt
   return {
     kind: 'postgres',
     client,
+    searchUpkeep: upkeep,
     // Two batches in flight per writer (clicks, links) when the pool allows: measured on
     // one instance (bench/postgres.ts), one at a time waits on every WAL flush (37,500
     // redirects/s, 32 clicks a batch), two share them (40,800/s), and four gain nothing
@@ -82,7 +87,7 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresSt
     // per click (13.3 µs against 11.3), which several instances would feel.
     writeConcurrency: Math.max(1, Math.min(2, Math.floor(options.pool / 2))),
     ...guarded(new PostgresAccounts(client, LINKS_CHANNEL), run),
-    ...guarded(new PostgresLinks(client), run),
+    ...guarded(new PostgresLinks(client, () => upkeep.created()), run),
     ...guarded(new PostgresLinkSearch(client), run),
     ...guarded(new PostgresDomains(client), run),
     ...guarded(new PostgresClicks(client, (n) => pipeline.wrote(n)), run),
@@ -109,6 +114,7 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresSt
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
+      upkeep.stop();
       await pipeline.stop();
       await notices.close();
       await client.close({ timeout: 5 });
