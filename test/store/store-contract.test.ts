@@ -82,6 +82,22 @@ const link = (shortCode: string, extra: Partial<NewLink> = {}): NewLink => ({
   ...extra,
 });
 
+/** A webhook of `userId`'s that wants link.created, made at 1000. */
+async function hookOf(store: Store, userId: number) {
+  const hook = await store.createWebhook(
+    {
+      userId,
+      url: 'https://hooks.example.com/',
+      secret: 'whsec_YWJj',
+      events: ['link.created'],
+      createdAt: 1000,
+    },
+    20,
+  );
+  if (typeof hook === 'string') throw new Error(hook);
+  return hook;
+}
+
 async function make(store: Store, code: string, extra: Partial<NewLink> = {}): Promise<Link> {
   const [made] = await store.createLinks([link(code, extra)]);
   if (made === undefined || made === LINK_LIMIT_REACHED) throw new Error(`${code} not made`);
@@ -122,17 +138,7 @@ describe.each(['sqlite', 'postgres'] as const)('Store contract on %s', (backend)
   test("a link.created message is the link's record, byte for byte, as linkEventRecord writes it", async () => {
     const store = await open(backend);
     const ann = (await store.createUser('ann@example.com', 'h')) as User;
-    const hook = await store.createWebhook(
-      {
-        userId: ann.id,
-        url: 'https://hooks.example.com/',
-        secret: 'whsec_YWJj',
-        events: ['link.created'],
-        createdAt: 1000,
-      },
-      20,
-    );
-    if (typeof hook === 'string') throw new Error(hook);
+    await hookOf(store, ann.id);
     const domain = await store.createDomain({
       baseUrl: 'https://go.example',
       host: 'go.example',
@@ -836,17 +842,7 @@ describe('SQLite: the one sender of its outbox', () => {
     const store = openSqlite({ path: ':memory:', durability: 'normal' });
     atCleanUp(() => store.close());
     const user = (await store.createUser('ann@example.com', 'h')) as User;
-    const hook = await store.createWebhook(
-      {
-        userId: user.id,
-        url: 'https://hooks.example.com/',
-        secret: 'whsec_YWJj',
-        events: ['link.created'],
-        createdAt: 1000,
-      },
-      20,
-    );
-    if (typeof hook === 'string') throw new Error(hook);
+    const hook = await hookOf(store, user.id);
     await store.addDelivery(hook.id, 'ping', '{}', 1000);
     await store.addDelivery(hook.id, 'ping', '{}', 1000);
     const [leased, retried] = await store.claimDeliveries(2000, 10, 30_000);
