@@ -67,9 +67,29 @@ export const Messages = {
   listSortRule: 'sort must be created, clicks or code, and order asc or desc',
   listViewRule: 'view must be full',
   listQueryRule: 'q must be 1 to 200 characters',
+  rulesRule: 'rules must be a list of at most 20 rules, each with url and conditions',
+  ruleShape: 'a rule must be an object with url and conditions',
+  ruleConditions: 'conditions must be a list of 1 to 10 conditions',
+  conditionShape: 'a condition must be an object with a type',
+  conditionType: 'type must be device, os, browser, language, country, query, after, before or bot',
+  conditionDevice: 'device must be mobile, tablet or desktop',
+  conditionOs: 'os must be ios, android, windows, macos or linux',
+  conditionBrowser: 'browser must be chrome, safari, firefox, edge, opera or samsung',
+  conditionLanguage: 'language must be a primary language tag of 2 or 3 letters, such as de',
+  conditionCountry: 'country must be a two-letter ISO 3166 country code, such as DE',
+  conditionQuery: 'query needs a name of 1 to 100 characters and, if given, a value of at most 200',
+  conditionInstant:
+    'after and before must be ISO 8601 date-times with a time zone, such as 2026-12-31T23:59:59Z',
+  conditionBot: 'bot must be true or false',
+  variantsRule: 'variants must be a list of 2 to 4 variants whose weights add up to 100',
+  variantShape: 'a variant must be an object with url and weight',
+  variantWeight: 'weight must be a whole number from 1 to 100',
 } as const;
 
-export type Message = (typeof Messages)[keyof typeof Messages];
+/** A rule's message about one part of a body, after its place: `rules[2].url: URL is not valid`. */
+export type PlacedMessage = `${string}: ${(typeof Messages)[keyof typeof Messages]}`;
+
+export type Message = (typeof Messages)[keyof typeof Messages] | PlacedMessage;
 
 /** A failure the client caused or must be told about; never carries internals. */
 export class ApiError extends Error {
@@ -85,6 +105,9 @@ export class ApiError extends Error {
 }
 
 export const badRequest = (message: Message) => new ApiError(400, message);
+/** A 400 naming the place of the broken part (`rules[2].conditions[0]`) before its rule's message. */
+export const placedRequest = (place: string, message: Message) =>
+  new ApiError(400, `${place}: ${message}` as PlacedMessage);
 export const unauthorized = () =>
   new ApiError(401, Messages.unauthorized, { 'www-authenticate': 'Bearer' });
 export const notFound = () => new ApiError(404, Messages.notFound);

@@ -22,10 +22,19 @@ const DATE_TIME =
  */
 export function parseExpiresAt(value: unknown): number | null | undefined {
   if (value === undefined || value === null) return value;
-  if (typeof value !== 'string') throw badRequest(Messages.expiresAtRule);
+  const at = typeof value === 'string' ? parseInstant(value) : undefined;
+  if (at === undefined) throw badRequest(Messages.expiresAtRule);
+  return at;
+}
+
+/**
+ * An RFC 3339 date-time with a time zone, from 1970 on, as milliseconds since the epoch;
+ * undefined when it is none (or names an impossible date).
+ */
+export function parseInstant(value: string): number | undefined {
   const parts = DATE_TIME.exec(value);
   const at = parts === null ? Number.NaN : Date.parse(value);
-  if (parts === null || Number.isNaN(at)) throw badRequest(Messages.expiresAtRule);
+  if (parts === null || Number.isNaN(at)) return undefined;
   // Date.parse rolls impossible fields over (Feb 30 → Mar 2); a date must be a real one.
   const [year, month, day, hour, minute, second, zoneHours, zoneMinutes] = parts
     .slice(1)
@@ -50,7 +59,7 @@ export function parseExpiresAt(value: unknown): number | null | undefined {
     zoneHours > 23 ||
     zoneMinutes > 59
   ) {
-    throw badRequest(Messages.expiresAtRule);
+    return undefined;
   }
   return at;
 }
