@@ -150,7 +150,10 @@ export function createApp(deps: AppDeps) {
   // Read once: a base URL given at start-up is known here, and the default one
   // (http://localhost:PORT, known only once listening) is never https.
   const headers = securityHeaders(deps.baseUrl());
-  const cache = new LinkCache(store, { ...DEFAULT_CACHE, ...deps.cache }, headers);
+  const cache = new LinkCache(store, { ...DEFAULT_CACHE, ...deps.cache }, headers, {
+    countryOf,
+    secure: (domainId) => domains.domainOf(domainId).baseUrl.startsWith('https:'),
+  });
   // Every change this instance commits reaches the cache here; other instances' changes
   // reach it through the store (watchLinks).
   const events = new LinkEvents();

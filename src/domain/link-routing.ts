@@ -1,7 +1,7 @@
 // Where a link sends each visitor, beyond its one target: redirect rules (the first rule
 // whose conditions all match gives the target) and A/B variants (a visitor assigned by
 // weight). Each parser takes the JSON value of a create or PATCH body: undefined when the
-// field is absent, null (or `[]` for rules) when it clears the setting, else the value as
+// field is absent, null (or `[]`) when it clears the setting, else the value as
 // kept, or a 400 whose message names the place of the first broken rule
 // (`rules[2].conditions[0]: …`). Targets are checked by `checkUrl`, the rules of the
 // link's own `url`.
@@ -160,11 +160,12 @@ function parseQuery(value: Record<string, unknown>): Condition {
 }
 
 /**
- * `variants`: undefined when absent, null clears them; else 2 to 4 targets with whole
- * weights from 1 to 100 adding up to 100.
+ * `variants`: undefined when absent, null and `[]` clear them; else 2 to 4 targets with
+ * whole weights from 1 to 100 adding up to 100.
  */
 export function parseVariants(value: unknown, checkUrl: CheckUrl): Variant[] | null | undefined {
   if (value === undefined || value === null) return value;
+  if (Array.isArray(value) && value.length === 0) return null;
   if (!Array.isArray(value) || value.length < MIN_VARIANTS || value.length > MAX_VARIANTS) {
     throw badRequest(Messages.variantsRule);
   }
@@ -213,4 +214,9 @@ function oneOf<const T extends readonly string[]>(
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Rules or variants as the store keeps them: JSON text, null for none. */
+export function routingText(value: readonly Rule[] | readonly Variant[] | null): string | null {
+  return value === null ? null : JSON.stringify(value);
 }

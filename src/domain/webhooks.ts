@@ -81,12 +81,15 @@ export interface LinkEventRecord {
   passwordProtected: boolean;
   /** Absent in records kept before tags: none. */
   tags?: string[];
+  /** Redirect rules, A/B variants and preview as the store keeps them (JSON text); absent in older records: none. */
+  rules?: string | null;
+  variants?: string | null;
+  preview?: string | null;
 }
 
 /**
- * The record of a link event, JSON text that starts with `{"id":` and the id (the
- * PostgreSQL store splices the id of a link it inserts into the record of the link
- * without one).
+ * The record of a link event, JSON text (the PostgreSQL store writes the same for a link
+ * it inserts, with row_to_json).
  */
 export function linkEventRecord(
   link: Omit<LinkEventRecord, 'passwordProtected'> & {
@@ -107,6 +110,9 @@ export function linkEventRecord(
     limitedClicks: link.limitedClicks,
     passwordProtected: link.passwordHash !== null,
     tags: link.tags,
+    rules: link.rules ?? null,
+    variants: link.variants ?? null,
+    preview: link.preview ?? null,
   };
   return JSON.stringify(record);
 }

@@ -86,10 +86,17 @@ function unavailableLog(log: Logger): Logger {
 
 const MESSAGES: ReadonlySet<string> = new Set(Object.values(Messages));
 
+/** Whether a text is one of the messages, or one placed at a part of a body (`rules[2].url: …`). */
+function isMessage(text: string): boolean {
+  if (MESSAGES.has(text)) return true;
+  const place = /^[A-Za-z_][\w.[\]]*: /.exec(text);
+  return place !== null && MESSAGES.has(text.slice(place[0].length));
+}
+
 /** A request that breaks a route's schema: the message its schema names (see http/model.ts). */
 function validationResponse(error: ValidationError): Response {
   const named = error.customError;
-  if (typeof named === 'string' && MESSAGES.has(named)) return errorResponse(400, named as Message);
+  if (typeof named === 'string' && isMessage(named)) return errorResponse(400, named as Message);
   if (error.type === 'params') return errorResponse(404, Messages.notFound);
   return errorResponse(400, error.type === 'query' ? Messages.pageRule : Messages.bodyNotObject);
 }

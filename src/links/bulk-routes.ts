@@ -10,6 +10,7 @@ import type { PasswordHasher } from '../auth/passwords.ts';
 import type { TokenKey } from '../auth/tokens.ts';
 import type { Mode } from '../config/config.ts';
 import { ApiError, badRequest, type Message, Messages, tooManyRequests } from '../domain/errors.ts';
+import { routingText } from '../domain/link-routing.ts';
 import type { OwnHosts } from '../domain/own-hosts.ts';
 import type { Blocklist } from '../domain/targets.ts';
 import { parseJsonBodyUpTo, requireJsonObject } from '../http/body.ts';
@@ -131,6 +132,8 @@ export function bulkRoutes(options: BulkRoutesOptions) {
       expiresAt: asked.expiresAt,
       maxClicks: asked.maxClicks,
       passwordHash,
+      rules: routingText(asked.rules),
+      variants: routingText(asked.variants),
       ownerLimit,
     },
     custom: asked.custom,

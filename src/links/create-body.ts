@@ -5,6 +5,7 @@
 import { parseCustomCode } from '../domain/codes.ts';
 import { badRequest, Messages } from '../domain/errors.ts';
 import { normalizeHost, requestAuthority } from '../domain/hosts.ts';
+import { parseRules, parseVariants, type Rule, type Variant } from '../domain/link-routing.ts';
 import { parseExpiresAt, parseLinkPassword, parseMaxClicks } from '../domain/link-settings.ts';
 import { parseSource } from '../domain/sources.ts';
 import { parseTags } from '../domain/tags.ts';
@@ -25,28 +26,35 @@ export interface CreateFields {
   /** The password in clear, to be hashed; undefined or null: none. */
   password: string | null | undefined;
   tags: string[] | undefined;
+  /** Redirect rules and an A/B split; null: none. */
+  rules: Rule[] | null;
+  variants: Variant[] | null;
   /** The name of the short domain, as given; undefined: the default one. */
   domainName: string | undefined;
 }
 
 /**
  * The fields of a create body by the rules that need nothing of the running service:
- * `url`, `custom_code`, `source`, `expires_at`, `max_clicks`, `password`, `tags`, and a
- * `domain` that is a string or null. `checkUrl` runs right after `url` (the target
- * rules of the running service). The first broken rule throws its 400.
+ * `url`, `custom_code`, `source`, `expires_at`, `max_clicks`, `password`, `tags`,
+ * `rules`, `variants`, and a `domain` that is a string or null. `checkUrl` runs right
+ * after `url`, and on each target of a rule or variant (the target rules of the running
+ * service). The first broken rule throws its 400.
  */
 export function parseCreateFields(
   body: Record<string, unknown>,
   checkUrl?: (url: string) => void,
 ): CreateFields {
+  const checked = checkUrl ?? (() => {});
   const originalUrl = parseTargetUrl(body.url);
-  checkUrl?.(originalUrl);
+  checked(originalUrl);
   const custom = parseCustomCode(body.custom_code);
   const source = parseSource(body.source) ?? null;
   const expiresAt = parseExpiresAt(body.expires_at) ?? null;
   const maxClicks = parseMaxClicks(body.max_clicks) ?? null;
   const password = parseLinkPassword(body.password);
   const tags = parseTags(body.tags);
+  const rules = parseRules(body.rules, checked) ?? null;
+  const variants = parseVariants(body.variants, checked) ?? null;
   const domain = body.domain;
   if (domain !== undefined && domain !== null && typeof domain !== 'string') {
     throw badRequest(Messages.unknownDomain);
@@ -59,6 +67,8 @@ export function parseCreateFields(
     maxClicks,
     password,
     tags,
+    rules,
+    variants,
     domainName: domain ?? undefined,
   };
 }
@@ -78,7 +88,8 @@ export interface CreateRequest extends CreateFields {
 
 /**
  * A whole create body, checked in the order the API documents: a JSON object, `url`
- * (with the target rules: not kurz itself, not blocked), the other fields, then
+ * (with the target rules: not kurz itself, not blocked), the other fields (the targets
+ * of rules and variants by the same rules), then
  * whether `domain` names one of the short domains. The first broken rule throws its 400.
  */
 export function parseCreateBody(body: unknown, context: CreateContext): CreateRequest {

@@ -69,6 +69,8 @@ export function linkDetailToJson(
       expires_at: isoOrNull(link.expiresAt),
       max_clicks: link.maxClicks,
       password_protected: link.passwordHash !== null,
+      rules: link.rules === null ? [] : JSON.parse(link.rules),
+      variants: link.variants === null ? [] : JSON.parse(link.variants),
       status: isExpired(link) ? 'expired' : 'active',
     };
   };

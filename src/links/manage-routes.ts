@@ -11,15 +11,17 @@ import type { TokenKey } from '../auth/tokens.ts';
 import type { Mode } from '../config/config.ts';
 import { isCodeShaped } from '../domain/codes.ts';
 import { notFound } from '../domain/errors.ts';
+import { parseRules, parseVariants, routingText } from '../domain/link-routing.ts';
 import { parseExpiresAt, parseLinkPassword, parseMaxClicks } from '../domain/link-settings.ts';
 import type { OwnHosts } from '../domain/own-hosts.ts';
 import { parseTags } from '../domain/tags.ts';
-import type { Blocklist } from '../domain/targets.ts';
+import { type Blocklist, checkTarget } from '../domain/targets.ts';
 import { parseTargetUrl } from '../domain/urls.ts';
 import { parseJsonBody, requireJsonObject } from '../http/body.ts';
 import { errorResponses } from '../http/model.ts';
 import { jsonResponse } from '../http/responses.ts';
 import type { LinkChanges, LinkDetail, Store } from '../store/store.ts';
+import { requestHostOf } from './create-body.ts';
 import { DomainQuery, type Domains, queryDomain } from './link-domain.ts';
 import type { LinkEvents } from './link-events.ts';
 import { linkDetailToJson } from './link-json.ts';
@@ -90,8 +92,11 @@ export function manageRoutes(options: ManageRoutesOptions) {
       ? 'Only the owner: another user’s link is 404.'
       : 'Needs the admin token (`--admin-token`) as `Authorization: Bearer …`: without one configured, 403 `Link management needs an admin token in open mode`; a missing or wrong token is 401.';
 
-  /** What a PATCH body asks for, its password hashed. */
-  async function changesOf(body: Record<string, unknown>): Promise<LinkChanges> {
+  /** What a PATCH body asks for, its password hashed; `checkUrl`: the target rules of the service. */
+  async function changesOf(
+    body: Record<string, unknown>,
+    checkUrl: (url: string) => void,
+  ): Promise<LinkChanges> {
     const changes: LinkChanges = {};
     if (body.url !== undefined) changes.originalUrl = parseTargetUrl(body.url);
     const expiresAt = parseExpiresAt(body.expires_at);
@@ -104,6 +109,10 @@ export function manageRoutes(options: ManageRoutesOptions) {
     }
     const tags = parseTags(body.tags);
     if (tags !== undefined) changes.tags = tags;
+    const rules = parseRules(body.rules, checkUrl);
+    if (rules !== undefined) changes.rules = routingText(rules);
+    const variants = parseVariants(body.variants, checkUrl);
+    if (variants !== undefined) changes.variants = routingText(variants);
     return changes;
   }
 
@@ -136,7 +145,9 @@ export function manageRoutes(options: ManageRoutesOptions) {
       '/api/links/:code',
       async ({ params, owner, body, request }) => {
         const link = await visibleLink(store, domains, request, params.code, owner);
-        const changed = await store.updateLink(link.id, await changesOf(body));
+        const self = { own: options.ownHosts(), requestHost: requestHostOf(request) };
+        const checkUrl = (url: string) => checkTarget(url, self, options.blocklist());
+        const changed = await store.updateLink(link.id, await changesOf(body, checkUrl));
         if (changed === undefined) throw notFound();
         events.emit({ kind: 'updated', code: changed.shortCode, domainId: changed.domainId });
         return jsonResponse(200, Detail, toJson(changed));
@@ -155,7 +166,7 @@ export function manageRoutes(options: ManageRoutesOptions) {
           ...changeDocs,
           operationId: 'updateLink',
           summary: 'Change a link',
-          description: `${who} Only the fields given change, each checked by the rules of creation (\`url\`, then \`expires_at\`, \`max_clicks\`, \`password\`, \`tags\`); null clears the last four (\`tags\` replaces the whole set). A new target is followed at once, by every instance on the same database within a second.`,
+          description: `${who} Only the fields given change, each checked by the rules of creation (\`url\`, then \`expires_at\`, \`max_clicks\`, \`password\`, \`tags\`, \`rules\`, \`variants\`); null clears all but \`url\` (\`tags\` and \`rules\` replace the whole list). A new target is followed at once, by every instance on the same database within a second.`,
         },
       },
     )

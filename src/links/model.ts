@@ -5,6 +5,7 @@ import { Type } from '@sinclair/typebox';
 import { t } from 'elysia';
 import type { Mode } from '../config/config.ts';
 import { CODE_MAX_LENGTH, CODE_PATTERN, parseCustomCode } from '../domain/codes.ts';
+import { parseRules, parseVariants } from '../domain/link-routing.ts';
 import {
   LINK_PASSWORD_MAX_LENGTH,
   MAX_CLICKS_LIMIT,
@@ -17,6 +18,7 @@ import { parseTags, TAG_MAX_LENGTH, TAGS_PER_LINK } from '../domain/tags.ts';
 import { parseTargetUrl, URL_MAX_LENGTH } from '../domain/urls.ts';
 import { bodyError, ruleFormat } from '../http/model.ts';
 import { parseCreateFields } from './create-body.ts';
+import { routingDetailFields, routingFields } from './routing-model.ts';
 
 // Each rule's standard keywords hold for every value the rule accepts; what they cannot
 // say (reserved words, a host, no control characters) the descriptions say.
@@ -38,6 +40,8 @@ function settingsProblem(body: Record<string, unknown>): void {
   parseMaxClicks(body.max_clicks);
   parseLinkPassword(body.password);
   parseTags(body.tags);
+  parseRules(body.rules, () => {});
+  parseVariants(body.variants, () => {});
 }
 
 // Why a create body is wrong: the domain's checks, in their order (create-body.ts).
@@ -109,6 +113,7 @@ function settingFields(onError: typeof error) {
         description: `Visitors must enter it before being sent on (1 to ${LINK_PASSWORD_MAX_LENGTH} characters; stored as an argon2id hash, never shown). null: none.`,
       }),
     ),
+    ...routingFields(onError),
   };
 }
 
@@ -192,7 +197,7 @@ export const ChangeBody = t.Object(
     error: changeError,
     title: 'LinkChange',
     description:
-      'Only the fields given change; null clears `expires_at`, `max_clicks` and `password`.',
+      'Only the fields given change; null clears `expires_at`, `max_clicks`, `password`, `tags`, `rules` and `variants`.',
   },
 );
 
@@ -209,6 +214,7 @@ const detailFields = {
   }),
   max_clicks: t.Union([Type.Integer(), t.Null()], { description: 'null: no limit.' }),
   password_protected: t.Boolean(),
+  ...routingDetailFields,
   status: t.Union([t.Literal('active'), t.Literal('expired')], {
     description: '`expired` past `expires_at` or once `max_clicks` clicks are counted.',
   }),

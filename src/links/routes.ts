@@ -8,6 +8,7 @@ import type { TokenKey } from '../auth/tokens.ts';
 import type { Mode } from '../config/config.ts';
 import { GENERATE_ATTEMPTS, generateCode, isCodeShaped } from '../domain/codes.ts';
 import { ApiError, badRequest, Messages } from '../domain/errors.ts';
+import { routingText } from '../domain/link-routing.ts';
 import type { OwnHosts } from '../domain/own-hosts.ts';
 import type { Blocklist } from '../domain/targets.ts';
 import { parseJsonBody, requireJsonObject } from '../http/body.ts';
@@ -151,6 +152,7 @@ export function linkRoutes(options: LinkRoutesOptions) {
           domains,
         });
         const { originalUrl, source, expiresAt, maxClicks, password, tags, domain } = asked;
+        const { rules, variants } = asked;
         const passwordHash = password ? await passwords.hash(password) : null;
         const link: StoredLink = await create(
           {
@@ -163,6 +165,8 @@ export function linkRoutes(options: LinkRoutesOptions) {
             expiresAt,
             maxClicks,
             passwordHash,
+            rules: routingText(rules),
+            variants: routingText(variants),
           },
           asked.custom,
         );

@@ -7,6 +7,12 @@
 import { domainCode } from '../domain/codes.ts';
 import { toLocationHeader } from '../domain/urls.ts';
 import type { Store } from '../store/store.ts';
+import { compileRouting, type LinkRouting, type Routed } from './link-routing.ts';
+
+/** Rules or variants as the store keeps them (JSON text), read once when the link is cached. */
+function parseStored<T>(text: string | null): T[] | null {
+  return text === null ? null : (JSON.parse(text) as T[]);
+}
 
 export interface CachedLink {
   id: number;
@@ -23,8 +29,19 @@ export interface CachedLink {
   exhausted: boolean;
   /** argon2id hash of the link's password; null: none. */
   passwordHash: string | null;
+  /** Its rules and A/B split, compiled; undefined for a link with neither (the plain 307). */
+  routing: LinkRouting | undefined;
+  /** A fresh 307 (or `status`) to where routing sent a visit, with its variant cookie if new. */
+  respondTo: (routed: Routed, status?: number) => Response;
   /** Set on every hit, cleared as eviction passes by: the CLOCK's reference bit. */
   used: boolean;
+}
+
+/** What the cache needs to compile a link's rules and split (redirect/link-routing.ts). */
+export interface RoutingContext {
+  countryOf: (address: string) => string | null;
+  /** Whether a short domain is served over https (its variant cookie is then Secure). */
+  secure: (domainId: number) => boolean;
 }
 
 export interface LinkCacheOptions {
@@ -67,6 +84,7 @@ export class LinkCache {
     private readonly options: LinkCacheOptions = DEFAULT_CACHE,
     /** Headers every answer carries (nosniff, HSTS), copied into each link's 307 once. */
     private readonly responseHeaders: Readonly<Record<string, string>> = {},
+    private readonly routingContext: RoutingContext = { countryOf: () => null, secure: () => true },
   ) {
     this.settle = store.settle?.bind(store);
     // Another instance created (or changed) a link: this one must not go on believing
@@ -187,6 +205,12 @@ export class LinkCache {
       this.domainCounters.set(domainId, counter);
     }
     const perDomain = counter;
+    const routing = compileRouting(parseStored(target.rules), parseStored(target.variants), {
+      target: target.originalUrl,
+      path: `/${code}`,
+      secure: this.routingContext.secure(domainId),
+      countryOf: this.routingContext.countryOf,
+    });
     const link: CachedLink = {
       id: target.id,
       source: target.source,
@@ -200,6 +224,18 @@ export class LinkCache {
       limited,
       exhausted: limited && target.limitedClicks >= (target.maxClicks as number),
       passwordHash: target.passwordHash,
+      routing,
+      respondTo: (routed, status = 307) => {
+        // As respond(): the 303 after a password is not one of the redirects counted.
+        if (status === 307) {
+          this.redirectCount++;
+          perDomain.redirects++;
+        }
+        const to = new Headers(headers);
+        to.set('location', routed.location);
+        if (routed.cookie !== undefined) to.set('set-cookie', routed.cookie);
+        return new Response(null, { status, headers: to });
+      },
       used: false,
     };
     if (stale) return link;

@@ -184,10 +184,17 @@ export function createRedirect(options: RedirectRoutesOptions): Redirects {
       counts.passwordPage++;
       return passwordPage(200, undefined, headers);
     }
+    // Rules and split, when the link has them: the visit's target, worked out once.
+    const routed = link.routing?.route({
+      request,
+      address: () => clientOf(request, server),
+      now: Date.now(),
+    });
+    const respond = routed === undefined ? link.respond : () => link.respondTo(routed);
     // Elysia runs GET routes for HEAD as well; HEAD must not count.
-    if (request.method === 'HEAD') return link.respond();
-    if (link.limited) return countLimited(link, request, server).then(answer);
-    return count(link, request, server).then(link.respond, clickFailed);
+    if (request.method === 'HEAD') return respond();
+    if (link.limited) return countLimited(link, request, server, respond).then(answer);
+    return count(link, request, server).then(respond, clickFailed);
   }
 
   /**
@@ -198,6 +205,7 @@ export function createRedirect(options: RedirectRoutesOptions): Redirects {
     link: CachedLink,
     request: Request,
     server: PeerSource | null,
+    respond: () => Response,
   ): Promise<() => Response> {
     let counted: boolean;
     try {
@@ -205,7 +213,7 @@ export function createRedirect(options: RedirectRoutesOptions): Redirects {
     } catch {
       return clickFailed;
     }
-    if (counted) return link.respond;
+    if (counted) return respond;
     link.exhausted = true;
     return expired;
   }
@@ -279,6 +287,13 @@ export function createRedirect(options: RedirectRoutesOptions): Redirects {
         return expired();
       }
       counts.unlocked++;
+      // The rules and split of a protected link apply once its password is accepted.
+      const routed = link.routing?.route({
+        request,
+        address: () => clientOf(request, server),
+        now: Date.now(),
+      });
+      if (routed !== undefined) return link.respondTo(routed, 303);
       return new Response(null, {
         status: 303,
         headers: { ...headers, location: link.location, 'cache-control': 'private, no-store' },

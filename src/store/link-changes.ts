@@ -10,6 +10,9 @@ export function applyChanges(current: LinkDetail, changes: LinkChanges): LinkDet
   if (changes.tags !== undefined) next.tags = [...changes.tags].sort();
   if (changes.expiresAt !== undefined) next.expiresAt = changes.expiresAt;
   if (changes.passwordHash !== undefined) next.passwordHash = changes.passwordHash;
+  if (changes.rules !== undefined) next.rules = changes.rules;
+  if (changes.variants !== undefined) next.variants = changes.variants;
+  if (changes.preview !== undefined) next.preview = changes.preview;
   if (changes.maxClicks !== undefined) {
     next.maxClicks = changes.maxClicks;
     next.limitedClicks = changes.maxClicks === null ? 0 : current.clicks;

@@ -57,6 +57,9 @@ export function createdDetail(link: NewLink, id: number): LinkDetail {
     maxClicks: link.maxClicks ?? null,
     limitedClicks: 0,
     passwordHash: link.passwordHash ?? null,
+    rules: link.rules ?? null,
+    variants: link.variants ?? null,
+    preview: link.preview ?? null,
     tags: [...(link.tags ?? [])].sort(),
   };
 }

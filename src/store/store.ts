@@ -43,7 +43,16 @@ export interface LinkTarget {
   limitedClicks: number;
   /** argon2id hash of the link's password; null: none. */
   passwordHash: string | null;
+  /** Redirect rules (domain/link-routing.ts's Rule[]) as JSON text; null: none. */
+  rules: string | null;
+  /** A/B variants (Variant[]) as JSON text; null: none. */
+  variants: string | null;
+  /** The preview shown to link-preview crawlers, as JSON text; null: none. */
+  preview: string | null;
 }
+
+/** The routing settings of a new link or a change: JSON text, null for none. */
+export type LinkRouting = Pick<LinkTarget, 'rules' | 'variants' | 'preview'>;
 
 /** Everything kept of a link: what GET /api/links/{code} shows, and the password hash. */
 export interface LinkDetail extends Link, LinkTarget {
@@ -63,6 +72,9 @@ export type LinkChanges = {
   expiresAt?: number | null;
   maxClicks?: number | null;
   passwordHash?: string | null;
+  rules?: string | null;
+  variants?: string | null;
+  preview?: string | null;
 };
 
 import type { ClickRow, DayCount } from '../domain/clicks.ts';
@@ -85,6 +97,10 @@ export type NewLink = {
   expiresAt?: number | null;
   maxClicks?: number | null;
   passwordHash?: string | null;
+  /** Redirect rules, A/B variants and preview as JSON text (LinkTarget's); none when absent. */
+  rules?: string | null;
+  variants?: string | null;
+  preview?: string | null;
   /**
    * Clicks already counted against maxClicks (0 when absent): an imported link keeps the
    * room it had left.

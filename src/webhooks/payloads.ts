@@ -33,6 +33,9 @@ export function linkEventData(
     domainId: stored.domainId ?? 0,
     tags: stored.tags ?? [],
     passwordHash: stored.passwordProtected ? '' : null,
+    rules: stored.rules ?? null,
+    variants: stored.variants ?? null,
+    preview: stored.preview ?? null,
   };
   const json = linkDetailToJson(link.userId === null ? 'open' : 'accounts', domainOf)(link);
   return { ...json, status: isExpired(link, at) ? 'expired' : 'active' };

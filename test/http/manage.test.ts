@@ -113,6 +113,8 @@ function detailOf(link: Record<string, unknown>, settings: Record<string, unknow
     expires_at: null,
     max_clicks: null,
     password_protected: false,
+    rules: [],
+    variants: [],
     status: 'active',
     ...settings,
   };
@@ -260,6 +262,8 @@ describe.each(MODES)('GET /api/links/{code} (%s mode)', (mode) => {
         'expires_at',
         'max_clicks',
         'password_protected',
+        'rules',
+        'variants',
         'status',
       ].sort(),
     );

@@ -394,8 +394,41 @@ describe.each(['sqlite', 'postgres'] as const)('Store contract on %s', (backend)
       maxClicks: null,
       limitedClicks: 0,
       passwordHash: null,
+      rules: null,
+      variants: null,
+      preview: null,
     });
     expect(await store.findLinkByCode('code_1')).toBeUndefined();
+  });
+
+  test("a link's rules, variants and preview are kept as given, found with it, changed and cleared", async () => {
+    const store = await open(backend);
+    const rules = JSON.stringify([
+      { url: 'https://apps.apple.com/x', conditions: [{ type: 'os', value: 'ios' }] },
+    ]);
+    const variants = JSON.stringify([
+      { url: 'https://example.com/a', weight: 40 },
+      { url: 'https://example.com/b', weight: 60 },
+    ]);
+    const preview = JSON.stringify({ title: 'A "title"', description: null, image: null });
+    const made = await make(store, 'routed', { rules, variants, preview });
+    const wanted = { rules, variants, preview };
+    expect(await store.findLinkByCode('routed')).toMatchObject(wanted);
+    expect(await store.findLinkDetail('routed')).toMatchObject(wanted);
+    const changed = await store.updateLink(made.id, { rules: null, preview: '{"auto":true}' });
+    expect(changed).toMatchObject({ rules: null, variants, preview: '{"auto":true}' });
+    expect(await store.findLinkDetail('routed')).toMatchObject({
+      rules: null,
+      variants,
+      preview: '{"auto":true}',
+    });
+    const found = await store.searchLinkDetails({
+      owner: null,
+      sort: 'created',
+      descending: true,
+      limit: 5,
+    });
+    expect(found.links[0]).toMatchObject({ rules: null, variants, preview: '{"auto":true}' });
   });
 
   test('lists are newest first, paged, per owner, with totals that agree', async () => {
@@ -460,6 +493,8 @@ describe.each(['sqlite', 'postgres'] as const)('Store contract on %s', (backend)
       limitedClicks: 4,
       passwordHash: '$argon2id$v=19$m=1024,t=1,p=1$c2FsdA$aGFzaA',
       tags: ['sale', 'mail'],
+      variants:
+        '[{"url":"https://example.com/a","weight":50},{"url":"https://example.com/b","weight":50}]',
     });
     await make(store, 'plain', { createdAt: 20 });
     await make(store, 'older', { userId: ann, createdAt: 10 });
@@ -480,6 +515,10 @@ describe.each(['sqlite', 'postgres'] as const)('Store contract on %s', (backend)
         maxClicks: 10,
         limitedClicks: 4,
         passwordHash: '$argon2id$v=19$m=1024,t=1,p=1$c2FsdA$aGFzaA',
+        rules: null,
+        variants:
+          '[{"url":"https://example.com/a","weight":50},{"url":"https://example.com/b","weight":50}]',
+        preview: null,
         tags: ['mail', 'sale'],
       },
       expect.objectContaining({ shortCode: 'plain', userId: null, limitedClicks: 0, tags: [] }),

@@ -33,6 +33,7 @@ const DETAIL_COLUMNS = `l.id, l.user_id AS "userId", l.domain_id AS "domainId",
   l.created_at::float8 AS "createdAt", l.source,
   l.expires_at::float8 AS "expiresAt", l.max_clicks AS "maxClicks",
   l.limited_clicks AS "limitedClicks", l.password_hash AS "passwordHash",
+  l.rules, l.variants, l.preview,
   ARRAY(SELECT t.tag FROM link_tags t WHERE t.link_id = l.id ORDER BY t.tag COLLATE "C") AS tags,
   (SELECT coalesce(sum(c.clicks), 0)::float8 FROM link_clicks c WHERE c.link_id = l.id) AS clicks`;
 
@@ -64,7 +65,8 @@ async function insertRows(sql: SQL, links: readonly NewLink[]): Promise<Map<stri
   const rows: { id: number; domain_id: number; short_code: string }[] = await sql`
     WITH added AS (
       INSERT INTO links (user_id, domain_id, original_url, short_code, source, created_at,
-                         expires_at, max_clicks, limited_clicks, password_hash)
+                         expires_at, max_clicks, limited_clicks, password_hash, rules,
+                         variants, preview)
       SELECT * FROM unnest(${links.map((l) => l.userId)}::int[], ${domains}::int[],
                            ${links.map((l) => l.originalUrl)}::text[],
                            ${codes}::text[], ${links.map((l) => l.source)}::text[],
@@ -72,10 +74,14 @@ async function insertRows(sql: SQL, links: readonly NewLink[]): Promise<Map<stri
                            ${links.map((l) => l.expiresAt ?? null)}::bigint[],
                            ${links.map((l) => l.maxClicks ?? null)}::int[],
                            ${links.map((l) => l.limitedClicks ?? 0)}::int[],
-                           ${links.map((l) => l.passwordHash ?? null)}::text[])
+                           ${links.map((l) => l.passwordHash ?? null)}::text[],
+                           ${links.map((l) => l.rules ?? null)}::text[],
+                           ${links.map((l) => l.variants ?? null)}::text[],
+                           ${links.map((l) => l.preview ?? null)}::text[])
       ON CONFLICT (domain_id, short_code) DO NOTHING
       RETURNING id, domain_id, short_code, user_id, original_url, source, created_at,
-                expires_at, max_clicks, password_hash, domain_id || '/' || short_code AS key
+                expires_at, max_clicks, password_hash, rules, variants, preview,
+                domain_id || '/' || short_code AS key
     ), batch_tags AS (
       SELECT * FROM unnest(${tagKeys}::text[], ${tags}::text[]) AS p(key, tag)
     ), outbox AS (
@@ -90,7 +96,7 @@ async function insertRows(sql: SQL, links: readonly NewLink[]): Promise<Map<stri
                        a.created_at AS "createdAt", 0 AS clicks, a.source,
                        a.expires_at AS "expiresAt", a.max_clicks AS "maxClicks",
                        0 AS "limitedClicks", a.password_hash IS NOT NULL AS "passwordProtected",
-                       t.tags) r),
+                       t.tags, a.rules, a.variants, a.preview) r),
              ${now}::bigint, ${now}::bigint
       FROM added a
       JOIN webhooks w ON (w.user_id = a.user_id OR (w.user_id IS NULL AND a.user_id IS NULL))
@@ -246,7 +252,8 @@ export class PostgresLinks {
     const [row]: LinkTarget[] = await this.client`
       SELECT id, user_id AS "userId", original_url AS "originalUrl", source,
              expires_at::float8 AS "expiresAt", max_clicks AS "maxClicks",
-             limited_clicks AS "limitedClicks", password_hash AS "passwordHash"
+             limited_clicks AS "limitedClicks", password_hash AS "passwordHash",
+             rules, variants, preview
       FROM links WHERE domain_id = ${domainId} AND short_code = ${code}`;
     return row;
   }
@@ -275,7 +282,8 @@ export class PostgresLinks {
       await tx`
         UPDATE links SET original_url = ${next.originalUrl}, expires_at = ${next.expiresAt},
                max_clicks = ${next.maxClicks}, limited_clicks = ${next.limitedClicks},
-               password_hash = ${next.passwordHash}
+               password_hash = ${next.passwordHash}, rules = ${next.rules},
+               variants = ${next.variants}, preview = ${next.preview}
         WHERE id = ${id}`;
       if (changes.tags !== undefined) {
         await moveLinkTagDays(tx, id, next.userId, next.tags);

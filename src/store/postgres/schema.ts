@@ -61,6 +61,11 @@ export const links = pgTable(
     // limited link only: its row lock makes the limit exact across instances.
     limitedClicks: integer('limited_clicks').notNull().default(0),
     passwordHash: text('password_hash'),
+    // Redirect rules and A/B variants (domain/link-routing.ts), and the preview shown to
+    // link-preview crawlers, each as JSON text; null: none.
+    rules: text('rules'),
+    variants: text('variants'),
+    preview: text('preview'),
   },
   (table) => [
     uniqueIndex('links_domain_code').on(table.domainId, table.shortCode),

@@ -68,8 +68,8 @@ function linkChunks(sqlite: Database) {
     SELECT l.id, l.user_id AS userId, l.domain_id AS domainId, l.original_url AS originalUrl,
            l.short_code AS shortCode, l.created_at AS createdAt, l.source,
            l.expires_at AS expiresAt, l.max_clicks AS maxClicks,
-           l.limited_clicks AS limitedClicks, l.password_hash AS passwordHash, ${TAGS_COLUMN},
-           ${CLICKS_COLUMN}
+           l.limited_clicks AS limitedClicks, l.password_hash AS passwordHash, l.rules,
+           l.variants, l.preview, ${TAGS_COLUMN}, ${CLICKS_COLUMN}
     FROM chunk JOIN links l ON l.id = chunk.id ${CLICKS_JOINS}
     ORDER BY l.created_at DESC, l.id DESC`;
   return {
@@ -122,7 +122,8 @@ export function detailOf(row: StoredDetail): LinkDetail {
 const DETAIL_COLUMNS = `l.id, l.user_id AS userId, l.domain_id AS domainId,
   l.original_url AS originalUrl, l.short_code AS shortCode, l.created_at AS createdAt,
   l.source, l.expires_at AS expiresAt, l.max_clicks AS maxClicks,
-  l.limited_clicks AS limitedClicks, l.password_hash AS passwordHash, ${TAGS_COLUMN},
+  l.limited_clicks AS limitedClicks, l.password_hash AS passwordHash, l.rules, l.variants,
+  l.preview, ${TAGS_COLUMN},
   coalesce((SELECT clicks FROM counts.link_clicks WHERE link_id = l.id), 0)
   + (SELECT count(*) FROM clicks WHERE link_id = l.id
      AND id > (SELECT coalesce(max(through), 0) FROM counts.rollup)) AS clicks`;
@@ -171,10 +172,20 @@ function linkManagement(
   };
   const write = sqlite.prepare<
     unknown,
-    [string, number | null, number | null, number, string | null, number]
+    [
+      string,
+      number | null,
+      number | null,
+      number,
+      string | null,
+      string | null,
+      string | null,
+      string | null,
+      number,
+    ]
   >(
     `UPDATE links SET original_url = ?, expires_at = ?, max_clicks = ?, limited_clicks = ?,
-       password_hash = ? WHERE id = ?`,
+       password_hash = ?, rules = ?, variants = ?, preview = ? WHERE id = ?`,
   );
   const removals = [
     'DELETE FROM links WHERE id = ?',
@@ -204,6 +215,9 @@ function linkManagement(
         next.maxClicks,
         next.limitedClicks,
         next.passwordHash,
+        next.rules,
+        next.variants,
+        next.preview,
         id,
       );
       if (changes.tags !== undefined) {
@@ -242,6 +256,9 @@ type LinkRow = [
   number | null,
   number,
   string | null,
+  string | null,
+  string | null,
+  string | null,
 ];
 
 function rowOf(link: NewLink): LinkRow {
@@ -256,6 +273,9 @@ function rowOf(link: NewLink): LinkRow {
     link.maxClicks ?? null,
     link.limitedClicks ?? 0,
     link.passwordHash ?? null,
+    link.rules ?? null,
+    link.variants ?? null,
+    link.preview ?? null,
   ];
 }
 
@@ -264,8 +284,8 @@ function linkInserts(sqlite: Database) {
   const statements = ROWS_PER_INSERT.map((rows) =>
     sqlite.prepare<{ id: number; domainId: number; shortCode: string }, LinkRow[number][]>(
       `INSERT INTO links (user_id, domain_id, original_url, short_code, source, created_at,
-         expires_at, max_clicks, limited_clicks, password_hash)
-       VALUES ${Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}
+         expires_at, max_clicks, limited_clicks, password_hash, rules, variants, preview)
+       VALUES ${Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}
        ON CONFLICT (domain_id, short_code) DO NOTHING
        RETURNING id, domain_id AS domainId, short_code AS shortCode`,
     ),
@@ -313,7 +333,8 @@ export function sqliteLinks(sqlite: Database, hooks: SqliteWebhooks, tagDays: Sq
   const inserts = linkInserts(sqlite);
   const linkByCode = sqlite.prepare<LinkTarget, [number, string]>(
     `SELECT id, user_id AS userId, original_url AS originalUrl, source, expires_at AS expiresAt,
-       max_clicks AS maxClicks, limited_clicks AS limitedClicks, password_hash AS passwordHash
+       max_clicks AS maxClicks, limited_clicks AS limitedClicks, password_hash AS passwordHash,
+       rules, variants, preview
      FROM links WHERE domain_id = ? AND short_code = ?`,
   );
 

@@ -61,6 +61,11 @@ export const links = sqliteTable(
     limitedClicks: integer('limited_clicks').notNull().default(0),
     // argon2id hash of the link's password; null: no password.
     passwordHash: text('password_hash'),
+    // Redirect rules and A/B variants (domain/link-routing.ts), and the preview shown to
+    // link-preview crawlers, each as JSON text; null: none.
+    rules: text('rules'),
+    variants: text('variants'),
+    preview: text('preview'),
     // No click counter here: counts are kept apart (see click-counts.ts), so that a
     // redirect never rewrites a random page of this table.
   },
