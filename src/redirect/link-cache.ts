@@ -9,6 +9,13 @@ import { toLocationHeader } from '../domain/urls.ts';
 import type { Store } from '../store/store.ts';
 import { compileRouting, type LinkRouting, type Routed } from './link-routing.ts';
 
+/** A copy of a link's 307 headers sending the visitor to `location`. */
+function withLocation(headers: Headers, location: string): Headers {
+  const copy = new Headers(headers);
+  copy.set('location', location);
+  return copy;
+}
+
 /** Rules or variants as the store keeps them (JSON text), read once when the link is cached. */
 function parseStored<T>(text: string | null): T[] | null {
   return text === null ? null : (JSON.parse(text) as T[]);
@@ -231,10 +238,14 @@ export class LinkCache {
           this.redirectCount++;
           perDomain.redirects++;
         }
-        const to = new Headers(headers);
-        to.set('location', routed.location);
-        if (routed.cookie !== undefined) to.set('set-cookie', routed.cookie);
-        return new Response(null, { status, headers: to });
+        // A target's headers are made once; a new visitor's variant cookie needs its own.
+        if (routed.cookie === undefined) {
+          routed.headers ??= withLocation(headers, routed.location);
+          return new Response(null, { status, headers: routed.headers });
+        }
+        const assigned = withLocation(headers, routed.location);
+        assigned.set('set-cookie', routed.cookie);
+        return new Response(null, { status, headers: assigned });
       },
       used: false,
     };

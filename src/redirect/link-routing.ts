@@ -16,7 +16,8 @@ export interface Visit {
   request: Request;
   /** The client's address as the trusted-proxy rules give it. */
   address: () => string | null;
-  now: number;
+  /** Milliseconds since the epoch; Date.now() when absent. */
+  now?: number;
 }
 
 export interface Routed {
@@ -25,6 +26,8 @@ export interface Routed {
   route: RouteName;
   /** A Set-Cookie header assigning a new visitor to a variant. */
   cookie?: string;
+  /** The answer's headers, made once per target by whoever answers (the link cache). */
+  headers?: Headers;
 }
 
 export interface LinkRouting {
@@ -134,10 +137,13 @@ class Facts {
   private languageTag: string | null | undefined;
   private countryCode: string | null | undefined;
   private params: URLSearchParams | undefined;
-  readonly now: number;
+  private at: number | undefined;
 
-  constructor(private readonly visit: Visit) {
-    this.now = visit.now;
+  constructor(private readonly visit: Visit) {}
+
+  get now(): number {
+    this.at ??= this.visit.now ?? Date.now();
+    return this.at;
   }
 
   agent() {
@@ -147,7 +153,7 @@ class Facts {
 
   language(): string | null {
     if (this.languageTag === undefined) {
-      this.languageTag = preferredLanguage(this.visit.request.headers.get('accept-language'));
+      this.languageTag = rememberedLanguage(this.visit.request.headers.get('accept-language'));
     }
     return this.languageTag;
   }
@@ -168,6 +174,23 @@ class Facts {
     }
     return this.params;
   }
+}
+
+/** Accept-Language headers remembered: browsers send the same few strings. */
+const LANGUAGE_CACHE_SIZE = 1000;
+const languages = new Map<string, string | null>();
+
+/** preferredLanguage, remembered for the last LANGUAGE_CACHE_SIZE headers seen. */
+function rememberedLanguage(header: string | null): string | null {
+  if (header === null) return null;
+  const known = languages.get(header);
+  if (known !== undefined) return known;
+  const tag = preferredLanguage(header);
+  if (languages.size >= LANGUAGE_CACHE_SIZE) {
+    languages.delete(languages.keys().next().value as string);
+  }
+  languages.set(header, tag);
+  return tag;
 }
 
 /**

@@ -185,11 +185,7 @@ export function createRedirect(options: RedirectRoutesOptions): Redirects {
       return passwordPage(200, undefined, headers);
     }
     // Rules and split, when the link has them: the visit's target, worked out once.
-    const routed = link.routing?.route({
-      request,
-      address: () => clientOf(request, server),
-      now: Date.now(),
-    });
+    const routed = link.routing?.route({ request, address: () => clientOf(request, server) });
     const respond = routed === undefined ? link.respond : () => link.respondTo(routed);
     // Elysia runs GET routes for HEAD as well; HEAD must not count.
     if (request.method === 'HEAD') return respond();
@@ -288,11 +284,7 @@ export function createRedirect(options: RedirectRoutesOptions): Redirects {
       }
       counts.unlocked++;
       // The rules and split of a protected link apply once its password is accepted.
-      const routed = link.routing?.route({
-        request,
-        address: () => clientOf(request, server),
-        now: Date.now(),
-      });
+      const routed = link.routing?.route({ request, address: () => clientOf(request, server) });
       if (routed !== undefined) return link.respondTo(routed, 303);
       return new Response(null, {
         status: 303,
