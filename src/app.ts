@@ -36,6 +36,7 @@ import { consoleLogger, type Logger, throttled } from './logger.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { metricsRoutes } from './metrics/routes.ts';
 import { clientResolver, createAbuseLimits, type PeerOf } from './net/abuse-limits.ts';
+import { AutoPreviews } from './previews/auto-previews.ts';
 import { DEFAULT_CACHE, LinkCache, type LinkCacheOptions } from './redirect/link-cache.ts';
 import {
   createRedirect,
@@ -49,7 +50,7 @@ import { apiDocs } from './web/api-docs.ts';
 import { webRoutes } from './web/routes.ts';
 import { WebhookDispatcher } from './webhooks/dispatcher.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
-import { systemResolve } from './webhooks/targets.ts';
+import { systemResolve, type TargetPolicy } from './webhooks/targets.ts';
 
 export interface AppDeps {
   mode: Mode;
@@ -104,6 +105,13 @@ export interface AppDeps {
   accessLog?: boolean;
   /** The short domains (DomainRegistry.open), followed as any instance changes them. */
   domains: DomainRegistry;
+  /**
+   * Where `preview: "auto"` may read target pages from: public addresses only unless
+   * private ones are allowed (the binary follows --webhook-allow-private). Refused by default.
+   */
+  previewPolicy?: TargetPolicy;
+  /** The reader of auto previews; one with previewPolicy when absent. */
+  previews?: AutoPreviews;
 }
 
 /** Writes that may wait for a commit at once, per writer, before more are refused with 503. */
@@ -168,6 +176,14 @@ export function createApp(deps: AppDeps) {
     });
   // The change is committed with its outbox messages: they may be sent now.
   events.on(() => webhooks.wake());
+  const previews =
+    deps.previews ??
+    new AutoPreviews({
+      store,
+      policy: deps.previewPolicy ?? { allowPrivate: false, resolve: systemResolve },
+      log,
+      changed: (code, domainId) => events.emit({ kind: 'updated', code, domainId }),
+    });
   const passwords = new PasswordHasher(deps.hashing);
 
   const faults: FaultCounts = { databaseUnavailable: 0 };
@@ -243,6 +259,7 @@ export function createApp(deps: AppDeps) {
         blocklist,
         maxLinksPerUser: deps.maxLinksPerUser,
         domains,
+        previews,
       }),
     )
     .use(
@@ -259,6 +276,7 @@ export function createApp(deps: AppDeps) {
         blocklist,
         maxLinksPerUser: deps.maxLinksPerUser,
         domains,
+        previews,
       }),
     )
     .use(listRoutes({ mode, store, secret, domains }))
@@ -273,6 +291,7 @@ export function createApp(deps: AppDeps) {
         ownHosts,
         blocklist,
         domains,
+        previews,
       }),
     )
     .use(statsRoutes({ mode, store, secret, domains }))

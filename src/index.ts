@@ -193,6 +193,9 @@ async function serve(config: Config): Promise<number> {
     policy: { allowPrivate: config.webhookAllowPrivate, resolve: systemResolve },
   });
   const app = createApp({
+    // Auto previews read target pages as webhooks are delivered: private addresses
+    // only with --webhook-allow-private.
+    previewPolicy: { allowPrivate: config.webhookAllowPrivate, resolve: systemResolve },
     baseUrl: () => baseUrl ?? '',
     mode: config.mode,
     store,

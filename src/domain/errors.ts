@@ -84,6 +84,10 @@ export const Messages = {
   variantsRule: 'variants must be a list of 2 to 4 variants whose weights add up to 100',
   variantShape: 'a variant must be an object with url and weight',
   variantWeight: 'weight must be a whole number from 1 to 100',
+  previewRule: 'preview must be "auto", null, or an object with a title, a description or an image',
+  previewTitle: 'title must be a string of at most 200 characters',
+  previewDescription: 'description must be a string of at most 500 characters',
+  previewImage: 'image must be an https URL of at most 2048 characters',
 } as const;
 
 /** A rule's message about one part of a body, after its place: `rules[2].url: URL is not valid`. */

@@ -10,6 +10,7 @@ import type { PasswordHasher } from '../auth/passwords.ts';
 import type { TokenKey } from '../auth/tokens.ts';
 import type { Mode } from '../config/config.ts';
 import { ApiError, badRequest, type Message, Messages, tooManyRequests } from '../domain/errors.ts';
+import { previewText } from '../domain/link-preview.ts';
 import { routingText } from '../domain/link-routing.ts';
 import type { OwnHosts } from '../domain/own-hosts.ts';
 import type { Blocklist } from '../domain/targets.ts';
@@ -28,6 +29,7 @@ import {
   clientKey,
   type PeerSource,
 } from '../net/abuse-limits.ts';
+import type { AutoPreviews } from '../previews/auto-previews.ts';
 import type { Store } from '../store/store.ts';
 import { type Draft, hashPasswords, type Made, makeLinks } from './bulk-create.ts';
 import {
@@ -36,7 +38,7 @@ import {
   BulkRequest,
   bulkAnswerSchema,
 } from './bulk-model.ts';
-import { type CreateRequest, parseCreateBody, requestHostOf } from './create-body.ts';
+import { type CreateRequest, parseCreateBody, pendingOf, requestHostOf } from './create-body.ts';
 import type { Domains } from './link-domain.ts';
 import type { LinkEvents } from './link-events.ts';
 import { linkToJson } from './link-json.ts';
@@ -59,6 +61,8 @@ export interface BulkRoutesOptions {
   /** Links one user may own (accounts mode); 0 or absent: no limit. */
   maxLinksPerUser?: number;
   domains: Domains;
+  /** Reads the pages of links whose preview is `auto`, once committed; absent: none are read. */
+  previews?: Pick<AutoPreviews, 'schedule'>;
 }
 
 type Refusal = { status: ApiError['status']; message: Message };
@@ -134,6 +138,7 @@ export function bulkRoutes(options: BulkRoutesOptions) {
       passwordHash,
       rules: routingText(asked.rules),
       variants: routingText(asked.variants),
+      preview: previewText(asked.preview),
       ownerLimit,
     },
     custom: asked.custom,
@@ -146,6 +151,7 @@ export function bulkRoutes(options: BulkRoutesOptions) {
     if (made === 'limit-reached') return { status: 403, body: { error: Messages.linkLimit } };
     if (made === 'code-taken') return { status: 400, body: { error: Messages.codeTaken } };
     events.emit({ kind: 'created', code: made.shortCode, domainId: made.domainId });
+    if (item.preview?.status === 'pending') options.previews?.schedule(pendingOf(made));
     return {
       status: 201,
       body: toJson(made),

@@ -5,6 +5,7 @@
 import { parseCustomCode } from '../domain/codes.ts';
 import { badRequest, Messages } from '../domain/errors.ts';
 import { normalizeHost, requestAuthority } from '../domain/hosts.ts';
+import { parsePreview, type StoredPreview } from '../domain/link-preview.ts';
 import { parseRules, parseVariants, type Rule, type Variant } from '../domain/link-routing.ts';
 import { parseExpiresAt, parseLinkPassword, parseMaxClicks } from '../domain/link-settings.ts';
 import { parseSource } from '../domain/sources.ts';
@@ -29,6 +30,8 @@ export interface CreateFields {
   /** Redirect rules and an A/B split; null: none. */
   rules: Rule[] | null;
   variants: Variant[] | null;
+  /** The card shown to link-preview crawlers (a pending one for `auto`); null: none. */
+  preview: StoredPreview | null;
   /** The name of the short domain, as given; undefined: the default one. */
   domainName: string | undefined;
 }
@@ -36,7 +39,7 @@ export interface CreateFields {
 /**
  * The fields of a create body by the rules that need nothing of the running service:
  * `url`, `custom_code`, `source`, `expires_at`, `max_clicks`, `password`, `tags`,
- * `rules`, `variants`, and a `domain` that is a string or null. `checkUrl` runs right
+ * `rules`, `variants`, `preview`, and a `domain` that is a string or null. `checkUrl` runs right
  * after `url`, and on each target of a rule or variant (the target rules of the running
  * service). The first broken rule throws its 400.
  */
@@ -55,6 +58,7 @@ export function parseCreateFields(
   const tags = parseTags(body.tags);
   const rules = parseRules(body.rules, checked) ?? null;
   const variants = parseVariants(body.variants, checked) ?? null;
+  const preview = parsePreview(body.preview) ?? null;
   const domain = body.domain;
   if (domain !== undefined && domain !== null && typeof domain !== 'string') {
     throw badRequest(Messages.unknownDomain);
@@ -69,6 +73,7 @@ export function parseCreateFields(
     tags,
     rules,
     variants,
+    preview,
     domainName: domain ?? undefined,
   };
 }
@@ -102,4 +107,9 @@ export function parseCreateBody(body: unknown, context: CreateContext): CreateRe
 /** The canonical Host a request was sent to, as the target rules compare it (Bun builds the URL from it). */
 export function requestHostOf(request: Request): string | undefined {
   return normalizeHost(requestAuthority(request.url));
+}
+
+/** A committed link, as the reading of its auto preview needs it. */
+export function pendingOf(link: { shortCode: string; domainId: number; originalUrl: string }) {
+  return { code: link.shortCode, domainId: link.domainId, originalUrl: link.originalUrl };
 }

@@ -4,6 +4,7 @@
 
 import type { Static } from '@sinclair/typebox';
 import type { Mode } from '../config/config.ts';
+import { storedPreview } from '../domain/link-preview.ts';
 import { isoOrNull } from '../domain/moments.ts';
 import type { Link, LinkDetail } from '../store/store.ts';
 import type { AccountsLink, AccountsLinkDetail, OpenLink, OpenLinkDetail } from './model.ts';
@@ -71,6 +72,7 @@ export function linkDetailToJson(
       password_protected: link.passwordHash !== null,
       rules: link.rules === null ? [] : JSON.parse(link.rules),
       variants: link.variants === null ? [] : JSON.parse(link.variants),
+      preview: storedPreview(link.preview),
       status: isExpired(link) ? 'expired' : 'active',
     };
   };

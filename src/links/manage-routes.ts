@@ -11,6 +11,12 @@ import type { TokenKey } from '../auth/tokens.ts';
 import type { Mode } from '../config/config.ts';
 import { isCodeShaped } from '../domain/codes.ts';
 import { notFound } from '../domain/errors.ts';
+import {
+  parsePreview,
+  pendingPreview,
+  previewText,
+  storedPreview,
+} from '../domain/link-preview.ts';
 import { parseRules, parseVariants, routingText } from '../domain/link-routing.ts';
 import { parseExpiresAt, parseLinkPassword, parseMaxClicks } from '../domain/link-settings.ts';
 import type { OwnHosts } from '../domain/own-hosts.ts';
@@ -20,8 +26,9 @@ import { parseTargetUrl } from '../domain/urls.ts';
 import { parseJsonBody, requireJsonObject } from '../http/body.ts';
 import { errorResponses } from '../http/model.ts';
 import { jsonResponse } from '../http/responses.ts';
+import type { AutoPreviews } from '../previews/auto-previews.ts';
 import type { LinkChanges, LinkDetail, Store } from '../store/store.ts';
-import { requestHostOf } from './create-body.ts';
+import { pendingOf, requestHostOf } from './create-body.ts';
 import { DomainQuery, type Domains, queryDomain } from './link-domain.ts';
 import type { LinkEvents } from './link-events.ts';
 import { linkDetailToJson } from './link-json.ts';
@@ -40,6 +47,8 @@ export interface ManageRoutesOptions {
   ownHosts: () => OwnHosts;
   blocklist: () => Blocklist | undefined;
   domains: Domains;
+  /** Reads the pages of links whose preview is `auto`, once committed; absent: none are read. */
+  previews?: Pick<AutoPreviews, 'schedule'>;
 }
 
 /** A link the caller may see (its owner, or anyone in open mode); 404 for any other, or none. */
@@ -96,6 +105,7 @@ export function manageRoutes(options: ManageRoutesOptions) {
   async function changesOf(
     body: Record<string, unknown>,
     checkUrl: (url: string) => void,
+    current: LinkDetail,
   ): Promise<LinkChanges> {
     const changes: LinkChanges = {};
     if (body.url !== undefined) changes.originalUrl = parseTargetUrl(body.url);
@@ -113,6 +123,16 @@ export function manageRoutes(options: ManageRoutesOptions) {
     if (rules !== undefined) changes.rules = routingText(rules);
     const variants = parseVariants(body.variants, checkUrl);
     if (variants !== undefined) changes.variants = routingText(variants);
+    const preview = parsePreview(body.preview);
+    if (preview !== undefined) changes.preview = previewText(preview);
+    // An auto preview is read again from a new target.
+    else if (
+      changes.originalUrl !== undefined &&
+      changes.originalUrl !== current.originalUrl &&
+      storedPreview(current.preview)?.mode === 'auto'
+    ) {
+      changes.preview = previewText(pendingPreview());
+    }
     return changes;
   }
 
@@ -147,9 +167,13 @@ export function manageRoutes(options: ManageRoutesOptions) {
         const link = await visibleLink(store, domains, request, params.code, owner);
         const self = { own: options.ownHosts(), requestHost: requestHostOf(request) };
         const checkUrl = (url: string) => checkTarget(url, self, options.blocklist());
-        const changed = await store.updateLink(link.id, await changesOf(body, checkUrl));
+        const changes = await changesOf(body, checkUrl, link);
+        const changed = await store.updateLink(link.id, changes);
         if (changed === undefined) throw notFound();
         events.emit({ kind: 'updated', code: changed.shortCode, domainId: changed.domainId });
+        if (changes.preview != null && storedPreview(changes.preview)?.status === 'pending') {
+          options.previews?.schedule(pendingOf(changed));
+        }
         return jsonResponse(200, Detail, toJson(changed));
       },
       {

@@ -5,6 +5,7 @@ import { Type } from '@sinclair/typebox';
 import { t } from 'elysia';
 import type { Mode } from '../config/config.ts';
 import { CODE_MAX_LENGTH, CODE_PATTERN, parseCustomCode } from '../domain/codes.ts';
+import { parsePreview } from '../domain/link-preview.ts';
 import { parseRules, parseVariants } from '../domain/link-routing.ts';
 import {
   LINK_PASSWORD_MAX_LENGTH,
@@ -18,7 +19,7 @@ import { parseTags, TAG_MAX_LENGTH, TAGS_PER_LINK } from '../domain/tags.ts';
 import { parseTargetUrl, URL_MAX_LENGTH } from '../domain/urls.ts';
 import { bodyError, ruleFormat } from '../http/model.ts';
 import { parseCreateFields } from './create-body.ts';
-import { routingDetailFields, routingFields } from './routing-model.ts';
+import { previewField, routingDetailFields, routingFields } from './routing-model.ts';
 
 // Each rule's standard keywords hold for every value the rule accepts; what they cannot
 // say (reserved words, a host, no control characters) the descriptions say.
@@ -42,6 +43,7 @@ function settingsProblem(body: Record<string, unknown>): void {
   parseTags(body.tags);
   parseRules(body.rules, () => {});
   parseVariants(body.variants, () => {});
+  parsePreview(body.preview);
 }
 
 // Why a create body is wrong: the domain's checks, in their order (create-body.ts).
@@ -114,6 +116,7 @@ function settingFields(onError: typeof error) {
       }),
     ),
     ...routingFields(onError),
+    ...previewField(onError),
   };
 }
 

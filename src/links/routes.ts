@@ -8,6 +8,7 @@ import type { TokenKey } from '../auth/tokens.ts';
 import type { Mode } from '../config/config.ts';
 import { GENERATE_ATTEMPTS, generateCode, isCodeShaped } from '../domain/codes.ts';
 import { ApiError, badRequest, Messages } from '../domain/errors.ts';
+import { previewText } from '../domain/link-preview.ts';
 import { routingText } from '../domain/link-routing.ts';
 import type { OwnHosts } from '../domain/own-hosts.ts';
 import type { Blocklist } from '../domain/targets.ts';
@@ -20,6 +21,7 @@ import {
   clientKey,
   type PeerSource,
 } from '../net/abuse-limits.ts';
+import type { AutoPreviews } from '../previews/auto-previews.ts';
 import {
   type CreatedLink,
   LINK_LIMIT_REACHED,
@@ -27,7 +29,7 @@ import {
   type Store,
   type Link as StoredLink,
 } from '../store/store.ts';
-import { parseCreateBody, requestHostOf } from './create-body.ts';
+import { parseCreateBody, pendingOf, requestHostOf } from './create-body.ts';
 import { DomainQuery, type Domains, queryDomain } from './link-domain.ts';
 import type { LinkEvents } from './link-events.ts';
 import { linkToJson } from './link-json.ts';
@@ -58,6 +60,8 @@ export interface LinkRoutesOptions {
   /** Links one user may own (accounts mode); 0 or absent: no limit. */
   maxLinksPerUser?: number;
   domains: Domains;
+  /** Reads the pages of links whose preview is `auto`, once committed; absent: none are read. */
+  previews?: Pick<AutoPreviews, 'schedule'>;
 }
 
 export function linkRoutes(options: LinkRoutesOptions) {
@@ -152,7 +156,7 @@ export function linkRoutes(options: LinkRoutesOptions) {
           domains,
         });
         const { originalUrl, source, expiresAt, maxClicks, password, tags, domain } = asked;
-        const { rules, variants } = asked;
+        const { rules, variants, preview } = asked;
         const passwordHash = password ? await passwords.hash(password) : null;
         const link: StoredLink = await create(
           {
@@ -167,10 +171,12 @@ export function linkRoutes(options: LinkRoutesOptions) {
             passwordHash,
             rules: routingText(rules),
             variants: routingText(variants),
+            preview: previewText(preview),
           },
           asked.custom,
         );
         events.emit({ kind: 'created', code: link.shortCode, domainId: link.domainId });
+        if (preview?.status === 'pending') options.previews?.schedule(pendingOf(link));
         return jsonResponse(201, Link, toJson(link));
       },
       {

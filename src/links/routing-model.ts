@@ -6,6 +6,11 @@ import { Type } from '@sinclair/typebox';
 import { t } from 'elysia';
 import type { Message } from '../domain/errors.ts';
 import {
+  PREVIEW_DESCRIPTION_MAX,
+  PREVIEW_IMAGE_MAX,
+  PREVIEW_TITLE_MAX,
+} from '../domain/link-preview.ts';
+import {
   BROWSERS,
   DEVICES,
   MAX_CONDITIONS,
@@ -153,8 +158,73 @@ export function routingFields(onError: OnError) {
   };
 }
 
-/** What details show: the rules and the split, `[]` when none. */
+/** The `preview` field of a create or PATCH body. */
+export function previewField(onError: OnError) {
+  const e = { error: onError };
+  const text = (max: number) => t.Union([t.String({ ...e, maxLength: max }), t.Null(e)], e);
+  return {
+    preview: t.Optional(
+      t.Union(
+        [
+          t.Literal('auto', e),
+          t.Object(
+            {
+              title: t.Optional(text(PREVIEW_TITLE_MAX)),
+              description: t.Optional(text(PREVIEW_DESCRIPTION_MAX)),
+              image: t.Optional(
+                t.Union(
+                  [
+                    t.String({ ...e, maxLength: PREVIEW_IMAGE_MAX, pattern: '^https://' }),
+                    t.Null(e),
+                  ],
+                  e,
+                ),
+              ),
+            },
+            { ...e, title: 'PreviewCard' },
+          ),
+          t.Null(e),
+        ],
+        {
+          ...e,
+          description: `What link-preview crawlers (chat and social apps) are shown instead of the redirect: a card of a title (at most ${PREVIEW_TITLE_MAX} characters), a description (${PREVIEW_DESCRIPTION_MAX}) and an image (an https URL), at least one of them; or \`"auto"\`: the target page's own card (its Open Graph tags, else its title and description), read once in the background. null: none. Not shown for a link with a password.`,
+          examples: [
+            {
+              title: 'Spring sale',
+              description: 'Everything 20% off until May',
+              image: 'https://example.com/sale.png',
+            },
+          ],
+        },
+      ),
+    ),
+  };
+}
+
+const PreviewDetail = t.Object(
+  {
+    mode: t.Union([t.Literal('manual'), t.Literal('auto')], {
+      description: '`manual`: given; `auto`: read from the target page.',
+    }),
+    status: t.Union([t.Literal('ready'), t.Literal('pending'), t.Literal('failed')], {
+      description:
+        '`pending`: an auto preview not read yet; `failed`: it could not be, see `error`.',
+    }),
+    title: t.Union([t.String(), t.Null()]),
+    description: t.Union([t.String(), t.Null()]),
+    image: t.Union([t.String(), t.Null()]),
+    error: t.Union([t.String(), t.Null()], {
+      description: 'Why an auto preview could not be read.',
+    }),
+  },
+  { title: 'LinkPreview' },
+);
+
+/** What details show: the rules and the split, `[]` when none; the preview, or null. */
 export const routingDetailFields = {
   rules: t.Array(ruleSchema(), { description: 'Its redirect rules, in order; `[]`: none.' }),
   variants: t.Array(variantSchema(), { description: 'Its A/B split; `[]`: none.' }),
+  preview: t.Union([PreviewDetail, t.Null()], {
+    description: 'The card link-preview crawlers are shown; null: none.',
+  }),
 };

@@ -96,7 +96,7 @@ export class Metrics implements RequestMetrics {
 
     counterFromNumbers(this.registry, {
       name: 'kurz_redirects_total',
-      help: 'Answers of GET, HEAD and POST /{code}, by outcome: redirected (307, HEAD too), not_found (404), not_found_redirected (302 to the not-found address of a short domain), expired (410), password_page (200), unlocked (303), password_wrong (401), rate_limited (429), failed (503 or 500).',
+      help: 'Answers of GET, HEAD and POST /{code}, by outcome: redirected (307, HEAD too), not_found (404), not_found_redirected (302 to the not-found address of a short domain), expired (410), password_page (200), preview_page (200, the card shown to a link-preview crawler), unlocked (303), password_wrong (401), rate_limited (429), failed (503 or 500).',
       label: 'outcome',
       read: () => ({
         redirected: cache.redirectCount,
@@ -104,6 +104,7 @@ export class Metrics implements RequestMetrics {
         not_found_redirected: redirects.notFoundRedirected,
         expired: redirects.expired,
         password_page: redirects.passwordPage,
+        preview_page: redirects.previewPage,
         unlocked: redirects.unlocked,
         password_wrong: redirects.passwordWrong,
         rate_limited: redirects.rateLimited,

@@ -4,6 +4,11 @@
 // hand and each checked again, within one deadline and a byte budget.
 
 import { Messages } from '../domain/errors.ts';
+import {
+  PREVIEW_DESCRIPTION_MAX,
+  PREVIEW_IMAGE_MAX,
+  PREVIEW_TITLE_MAX,
+} from '../domain/link-preview.ts';
 import { isPublicAddress } from '../net/public-address.ts';
 import {
   type PinnedTarget,
@@ -15,10 +20,12 @@ import {
 import { type HeadTags, headTags } from './html-head.ts';
 import type { Preview } from './preview-page.ts';
 
-/** The longest title, description and image URL a preview keeps, fetched or given. */
-export const PREVIEW_TITLE_MAX = 200;
-export const PREVIEW_DESCRIPTION_MAX = 500;
-export const PREVIEW_IMAGE_MAX = 2048;
+// The longest title, description and image URL a preview keeps, fetched or given.
+export {
+  PREVIEW_DESCRIPTION_MAX,
+  PREVIEW_IMAGE_MAX,
+  PREVIEW_TITLE_MAX,
+} from '../domain/link-preview.ts';
 
 /** Why a page gave no preview, in words for its owner. */
 export const PreviewReasons = {

@@ -5,9 +5,19 @@
 // answers (plain numbers, read by the metrics when scraped).
 
 import { domainCode } from '../domain/codes.ts';
+import { type StoredPreview, showsCard, storedPreview } from '../domain/link-preview.ts';
 import { toLocationHeader } from '../domain/urls.ts';
 import type { Store } from '../store/store.ts';
 import { compileRouting, type LinkRouting, type Routed } from './link-routing.ts';
+
+/**
+ * The card a link shows link-preview crawlers: none for a link with a password, whose
+ * target the card's page would give away (it refreshes to it).
+ */
+function cardOf(preview: string | null, passwordHash: string | null): StoredPreview | undefined {
+  const card = passwordHash === null ? storedPreview(preview) : null;
+  return showsCard(card) ? card : undefined;
+}
 
 /** A copy of a link's 307 headers sending the visitor to `location`. */
 function withLocation(headers: Headers, location: string): Headers {
@@ -38,6 +48,8 @@ export interface CachedLink {
   passwordHash: string | null;
   /** Its rules and A/B split, compiled; undefined for a link with neither (the plain 307). */
   routing: LinkRouting | undefined;
+  /** The card link-preview crawlers are shown; undefined: none to show (or a password). */
+  card: StoredPreview | undefined;
   /** A fresh 307 (or `status`) to where routing sent a visit, with its variant cookie if new. */
   respondTo: (routed: Routed, status?: number) => Response;
   /** Set on every hit, cleared as eviction passes by: the CLOCK's reference bit. */
@@ -232,6 +244,7 @@ export class LinkCache {
       exhausted: limited && target.limitedClicks >= (target.maxClicks as number),
       passwordHash: target.passwordHash,
       routing,
+      card: cardOf(target.preview, target.passwordHash),
       respondTo: (routed, status = 307) => {
         // As respond(): the 303 after a password is not one of the redirects counted.
         if (status === 307) {

@@ -29,6 +29,8 @@ import {
   clientKey,
   type PeerSource,
 } from '../net/abuse-limits.ts';
+import { isPreviewCrawler } from '../previews/crawlers.ts';
+import { previewPage } from '../previews/preview-page.ts';
 import type { Click } from '../store/store.ts';
 import { type CachedLink, type LinkCache, UNKNOWN } from './link-cache.ts';
 import { PasswordNotices, passwordPage } from './password-page.ts';
@@ -73,6 +75,8 @@ export interface RedirectCounts {
   passwordPage: number;
   /** 303: the right password; the click counted. */
   unlocked: number;
+  /** 200: the preview card shown to a link-preview crawler; the click counted. */
+  previewPage: number;
   /** 401: a wrong password. */
   passwordWrong: number;
   /** 429: too many unknown codes, or wrong passwords, from one client. */
@@ -99,6 +103,7 @@ export function createRedirect(options: RedirectRoutesOptions): Redirects {
     expired: 0,
     passwordPage: 0,
     unlocked: 0,
+    previewPage: 0,
     passwordWrong: 0,
     rateLimited: 0,
     failed: 0,
@@ -186,7 +191,16 @@ export function createRedirect(options: RedirectRoutesOptions): Redirects {
     }
     // Rules and split, when the link has them: the visit's target, worked out once.
     const routed = link.routing?.route({ request, address: () => clientOf(request, server) });
-    const respond = routed === undefined ? link.respond : () => link.respondTo(routed);
+    let respond = routed === undefined ? link.respond : () => link.respondTo(routed);
+    // A chat or social app's crawler gets the card and a page that refreshes to the target.
+    if (link.card !== undefined && isPreviewCrawler(request.headers.get('user-agent'))) {
+      const card = link.card;
+      const target = routed?.location ?? link.location;
+      respond = () => {
+        counts.previewPage++;
+        return previewPage(card, target, headers);
+      };
+    }
     // Elysia runs GET routes for HEAD as well; HEAD must not count.
     if (request.method === 'HEAD') return respond();
     if (link.limited) return countLimited(link, request, server, respond).then(answer);

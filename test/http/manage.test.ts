@@ -115,6 +115,7 @@ function detailOf(link: Record<string, unknown>, settings: Record<string, unknow
     password_protected: false,
     rules: [],
     variants: [],
+    preview: null,
     status: 'active',
     ...settings,
   };
@@ -264,6 +265,7 @@ describe.each(MODES)('GET /api/links/{code} (%s mode)', (mode) => {
         'password_protected',
         'rules',
         'variants',
+        'preview',
         'status',
       ].sort(),
     );

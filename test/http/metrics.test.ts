@@ -237,6 +237,7 @@ describe.each(MODES)('GET /api/metrics (%s mode)', (mode) => {
       not_found_redirected: 0,
       expired: 2,
       password_page: 1,
+      preview_page: 0,
       unlocked: 1,
       password_wrong: 1,
       rate_limited: 1,

@@ -150,6 +150,8 @@ export interface AppOptions {
   /** Abuse limits; none unless given (the rate-limit tests give them). */
   rateLimits?: RateLimits;
   trustedProxies?: string[];
+  /** Whether auto previews may read pages on private addresses (local test servers); true unless false. */
+  previewAllowPrivate?: boolean;
   blocklist?: () => Blocklist | undefined;
   maxLinksPerUser?: number;
   baseUrl?: string;
@@ -251,6 +253,7 @@ export class TestApp {
       registration: options.registration,
       webhooks,
       domains,
+      previewPolicy: { allowPrivate: options.previewAllowPrivate ?? true, resolve: systemResolve },
       metricsToken: options.metricsToken,
       accessLog: options.accessLog,
     });
