@@ -5,6 +5,7 @@
 import {
   type ClickRow,
   type DayCount,
+  DEFAULT_ROUTE,
   Dimension,
   type DimensionCode,
   type ValueCount,
@@ -58,6 +59,7 @@ export class DayTally {
     this.count(click.linkId, day, Dimension.os, agent.os);
     this.count(click.linkId, day, Dimension.device, agent.device);
     this.count(click.linkId, day, Dimension.country, click.country ?? UNKNOWN_COUNTRY);
+    this.count(click.linkId, day, Dimension.route, click.route ?? DEFAULT_ROUTE);
   }
 
   /** Adds `clicks` clicks of `linkId` sharing one raw value: as many add() calls would. */
@@ -82,6 +84,9 @@ export class DayTally {
         return;
       case 'country':
         this.count(linkId, day, Dimension.country, value ?? UNKNOWN_COUNTRY, clicks);
+        return;
+      case 'route':
+        this.count(linkId, day, Dimension.route, value ?? DEFAULT_ROUTE, clicks);
         return;
     }
   }

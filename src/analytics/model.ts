@@ -38,10 +38,11 @@ export const TRAFFIC_FIELDS = {
       operating_systems: Top,
       devices: Top,
       countries: Top,
+      routes: Top,
     },
     {
       description:
-        'Creation sources and `?source=` apart; referrer hosts (`direct` without one); browsers, systems and device types as parsed from the User-Agent; countries (ISO 3166-1 alpha-2, `unknown`) from the client address, which is never stored.',
+        "Creation sources and `?source=` apart; referrer hosts (`direct` without one); browsers, systems and device types as parsed from the User-Agent; countries (ISO 3166-1 alpha-2, `unknown`) from the client address, which is never stored; routes: what served each click, `rule:N` and `variant:N` (0-based, as in `rules` and `variants`) or `default` (the link's own target, and every click kept before routes).",
     },
   ),
 };

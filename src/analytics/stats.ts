@@ -66,6 +66,7 @@ const TOP_LISTS = [
   ['operating_systems', Dimension.os],
   ['devices', Dimension.device],
   ['countries', Dimension.country],
+  ['routes', Dimension.route],
 ] as const;
 
 /** The stats of a link from its day counts within `range` (others are ignored). */

@@ -40,6 +40,9 @@ export const COLUMNS: Record<Table, readonly string[]> = {
     'max_clicks',
     'limited_clicks',
     'password_hash',
+    'rules',
+    'variants',
+    'preview',
   ],
   link_tags: ['link_id', 'tag'],
   clicks: [
@@ -51,6 +54,7 @@ export const COLUMNS: Record<Table, readonly string[]> = {
     'user_agent',
     'created_at',
     'country',
+    'route',
   ],
   click_strings: ['id', 'value'],
   // `bot` travels as 0 or 1: SQLite stores it so, PostgreSQL as a boolean.
@@ -64,6 +68,7 @@ export const COLUMNS: Record<Table, readonly string[]> = {
     'referrer',
     'agent',
     'country',
+    'route',
   ],
   click_days: ['link_id', 'day', 'dimension', 'value', 'clicks'],
   api_keys: [

@@ -18,7 +18,12 @@ export const Dimension = {
   device: 7,
   /** ISO 3166-1 alpha-2, or `unknown`. */
   country: 8,
+  /** What served the click: `rule:N`, `variant:N`, or `default` (a link's own target). */
+  route: 9,
 } as const;
+
+/** The route of a click served by a link's own target, and of every click kept before routes. */
+export const DEFAULT_ROUTE = 'default';
 
 export type DimensionCode = (typeof Dimension)[keyof typeof Dimension];
 
@@ -32,6 +37,8 @@ export interface ClickRow {
   referrer: string | null;
   userAgent: string | null;
   country: string | null;
+  /** `rule:N` or `variant:N`; null or absent: the link's own target (`default`). */
+  route?: string | null;
 }
 
 /** Clicks of one link, day, dimension and value. */
@@ -44,7 +51,7 @@ export interface DayCount {
 }
 
 /** The columns of the click log that stats fold, each counted by day and raw value. */
-export type LogColumn = 'source' | 'querySource' | 'referrer' | 'userAgent' | 'country';
+export type LogColumn = 'source' | 'querySource' | 'referrer' | 'userAgent' | 'country' | 'route';
 
 /**
  * Clicks of one day that share the raw value of one column of the log: what a store reads
@@ -66,6 +73,7 @@ export const LOG_COLUMNS = [
   'referrer',
   'userAgent',
   'country',
+  'route',
 ] as const satisfies readonly LogColumn[];
 
 /** A row of pending_values: clicks of one link still in the log sharing a day and a raw value. */
@@ -100,6 +108,7 @@ export class PendingTally {
         referrer: new Map(),
         userAgent: new Map(),
         country: new Map(),
+        route: new Map(),
       };
       days.set(day, values);
     }
@@ -108,6 +117,7 @@ export class PendingTally {
     bump(values.referrer, click.referrer);
     bump(values.userAgent, click.userAgent);
     bump(values.country, click.country);
+    bump(values.route, click.route ?? null);
   }
 
   /** Every count held, one per key. */

@@ -11,6 +11,7 @@ import { ownerPlugin } from '../auth/owner.ts';
 import type { TokenKey } from '../auth/tokens.ts';
 import type { Mode } from '../config/config.ts';
 import type { ClickRow } from '../domain/clicks.ts';
+import { DEFAULT_ROUTE } from '../domain/clicks.ts';
 import { Messages } from '../domain/errors.ts';
 import { errorResponses } from '../http/model.ts';
 import { jsonResponse } from '../http/responses.ts';
@@ -23,7 +24,7 @@ import { CodeParams } from './model.ts';
 const CSV_CHUNK = 2000;
 
 const CSV_HEADER =
-  'time,source,query_source,referrer,referrer_host,browser,os,device,country,bot\n';
+  'time,source,query_source,referrer,referrer_host,browser,os,device,country,bot,route\n';
 
 export function statsRoutes(options: {
   mode: Mode;
@@ -145,6 +146,7 @@ function csvLine(row: ClickRow): string {
     agent.device,
     row.country ?? UNKNOWN_COUNTRY,
     String(agent.bot),
+    row.route ?? DEFAULT_ROUTE,
   ]
     .map(csvField)
     .join(',')}\n`;

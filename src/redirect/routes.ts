@@ -203,8 +203,10 @@ export function createRedirect(options: RedirectRoutesOptions): Redirects {
     }
     // Elysia runs GET routes for HEAD as well; HEAD must not count.
     if (request.method === 'HEAD') return respond();
-    if (link.limited) return countLimited(link, request, server, respond).then(answer);
-    return count(link, request, server).then(respond, clickFailed);
+    // The click keeps what served it (null: the link's own target).
+    const route = routed === undefined || routed.route === 'default' ? null : routed.route;
+    if (link.limited) return countLimited(link, request, server, respond, route).then(answer);
+    return count(link, request, server, route).then(respond, clickFailed);
   }
 
   /**
@@ -216,10 +218,11 @@ export function createRedirect(options: RedirectRoutesOptions): Redirects {
     request: Request,
     server: PeerSource | null,
     respond: () => Response,
+    route: string | null,
   ): Promise<() => Response> {
     let counted: boolean;
     try {
-      counted = await clicks.recordLimited(click(link, request, server));
+      counted = await clicks.recordLimited(click(link, request, server, route));
     } catch {
       return clickFailed;
     }
@@ -245,11 +248,21 @@ export function createRedirect(options: RedirectRoutesOptions): Redirects {
   }
 
   /** Resolves once the click is committed (the 307 must not leave before). */
-  function count(link: CachedLink, request: Request, server: PeerSource | null) {
-    return clicks.record(click(link, request, server));
+  function count(
+    link: CachedLink,
+    request: Request,
+    server: PeerSource | null,
+    route: string | null = null,
+  ) {
+    return clicks.record(click(link, request, server, route));
   }
 
-  function click(link: CachedLink, request: Request, server: PeerSource | null): Click {
+  function click(
+    link: CachedLink,
+    request: Request,
+    server: PeerSource | null,
+    route: string | null = null,
+  ): Click {
     const headers = request.headers;
     return {
       linkId: link.id,
@@ -260,6 +273,7 @@ export function createRedirect(options: RedirectRoutesOptions): Redirects {
       createdAt: Date.now(),
       address: clientOf(request, server),
       country: null,
+      route,
       limited: link.limited,
     };
   }
@@ -291,14 +305,15 @@ export function createRedirect(options: RedirectRoutesOptions): Redirects {
         return passwordPage(401, PasswordNotices.wrong, headers);
       }
       wrongPasswords?.reset(key);
-      if (!link.limited) await count(link, request, server);
-      else if (!(await clicks.recordLimited(click(link, request, server)))) {
+      // The rules and split of a protected link apply once its password is accepted.
+      const routed = link.routing?.route({ request, address: () => clientOf(request, server) });
+      const route = routed === undefined || routed.route === 'default' ? null : routed.route;
+      if (!link.limited) await count(link, request, server, route);
+      else if (!(await clicks.recordLimited(click(link, request, server, route)))) {
         link.exhausted = true;
         return expired();
       }
       counts.unlocked++;
-      // The rules and split of a protected link apply once its password is accepted.
-      const routed = link.routing?.route({ request, address: () => clientOf(request, server) });
       if (routed !== undefined) return link.respondTo(routed, 303);
       return new Response(null, {
         status: 303,

@@ -133,6 +133,8 @@ export type Click = {
   address: string | null;
   /** ISO 3166-1 alpha-2 code of the client address; null when unknown. */
   country: string | null;
+  /** What served it: `rule:N` or `variant:N`; null or absent: the link's own target. */
+  route?: string | null;
   /**
    * The link has max_clicks: the store counts this click only while the limit allows,
    * in the batch's transaction, so the limit is exact however many instances click.

@@ -125,7 +125,13 @@ async function seedSqlite(path: string) {
     link(gone.id, 'gone1', 'x', 7),
     link(bob.id, 'noclick', null, 8, { maxClicks: 5, passwordHash: await hash() }),
     // The same code on the other domain: another link.
-    link(ann.id, 'ann-1', null, 9, { domainId: go.id, tags: ['promo', 'q1'] }),
+    link(ann.id, 'ann-1', null, 9, {
+      domainId: go.id,
+      tags: ['promo', 'q1'],
+      rules: ROUTED.rules,
+      variants: ROUTED.variants,
+      preview: ROUTED.preview,
+    }),
   ]);
   const ids = created.map((c) => (c !== undefined && typeof c === 'object' ? c.id : 0));
   const limited = ids[3];
@@ -141,6 +147,7 @@ async function seedSqlite(path: string) {
       createdAt: T0 + i * HOUR,
       address: null,
       country: i % 3 ? (i % 2 ? 'DE' : 'FR') : null,
+      route: i % 4 === 1 ? 'rule:0' : i % 4 === 2 ? 'variant:1' : null,
       // ann_2 has a limit (100): its clicks are counted against it.
       limited: linkId === limited,
     });
@@ -232,6 +239,15 @@ function dumpSqlite(path: string) {
 }
 
 /** The same rows of a PostgreSQL database, in the same shape (bigints as numbers, bot as 0/1). */
+/** The rules, split and preview one copied link carries, as the store keeps them. */
+const ROUTED = {
+  rules: '[{"url":"https://example.com/ios","conditions":[{"type":"os","value":"ios"}]}]',
+  variants:
+    '[{"url":"https://example.com/a","weight":50},{"url":"https://example.com/b","weight":50}]',
+  preview:
+    '{"mode":"manual","status":"ready","title":"Card","description":null,"image":null,"error":null}',
+};
+
 async function dumpPostgres(url: string) {
   const client = new SQL(url, { max: 1 });
   try {
@@ -243,17 +259,17 @@ async function dumpPostgres(url: string) {
       domains: await all(`SELECT id, base_url, host, root_redirect, not_found_redirect,
           created_at::float8 FROM domains ORDER BY id`),
       links: await all(`SELECT id, user_id, original_url, short_code, source, created_at::float8,
-          expires_at::float8, max_clicks, limited_clicks, password_hash, domain_id
-          FROM links ORDER BY id`),
+          expires_at::float8, max_clicks, limited_clicks, password_hash, domain_id, rules,
+          variants, preview FROM links ORDER BY id`),
       linkTags: await all('SELECT link_id, tag FROM link_tags ORDER BY link_id, tag'),
       clicks: await all(`SELECT id::float8, link_id, source, query_source, referrer, user_agent,
-          created_at::float8, country FROM clicks ORDER BY id`),
+          created_at::float8, country, route FROM clicks ORDER BY id`),
       clickStrings: await all('SELECT id, value FROM click_strings ORDER BY id'),
       clickAgents: await all(
         'SELECT id, value, browser, os, device, bot::int FROM click_agents ORDER BY id',
       ),
       clickRecords: await all(`SELECT id::float8, link_id, created_at::float8, source,
-          query_source, referrer, agent, country FROM click_records ORDER BY id`),
+          query_source, referrer, agent, country, route FROM click_records ORDER BY id`),
       clickDays: await all(`SELECT link_id, day, dimension, value, clicks::float8 FROM click_days
           ORDER BY link_id, day, dimension, value`),
       apiKeys: await all(`SELECT id, user_id, name, prefix, secret_hash, scope, created_at::float8,
@@ -411,15 +427,15 @@ describe('kurz copy, SQLite to PostgreSQL and back', () => {
     const before = dumpSqlite(original);
     expect(before.users).toHaveLength(2);
     expect(before.links.map((l) => l.slice(6))).toEqual([
-      // expires_at, max_clicks, limited_clicks, password_hash, domain_id
-      [T0 + 365 * DAY, null, 0, null, 0],
-      [null, null, 0, null, 0],
-      [null, null, 0, expect.stringMatching(/^\$argon2id\$/), 0],
-      [null, 100, 9, null, 0],
-      [null, null, 0, null, 0],
-      [T0 - DAY, null, 0, null, 0],
-      [null, 5, 0, expect.stringMatching(/^\$argon2id\$/), 0],
-      [null, null, 0, null, seeded.go.id],
+      // expires_at, max_clicks, limited_clicks, password_hash, domain_id, rules, variants, preview
+      [T0 + 365 * DAY, null, 0, null, 0, null, null, null],
+      [null, null, 0, null, 0, null, null, null],
+      [null, null, 0, expect.stringMatching(/^\$argon2id\$/), 0, null, null, null],
+      [null, 100, 9, null, 0, null, null, null],
+      [null, null, 0, null, 0, null, null, null],
+      [T0 - DAY, null, 0, null, 0, null, null, null],
+      [null, 5, 0, expect.stringMatching(/^\$argon2id\$/), 0, null, null, null],
+      [null, null, 0, null, seeded.go.id, ROUTED.rules, ROUTED.variants, ROUTED.preview],
     ]);
     expect(before.domains).toEqual([
       [

@@ -204,6 +204,41 @@ for (const mode of ['accounts', 'open'] as const) {
       expect(spoofed.headers.get('location')).toBe(SITE);
     });
 
+    test("each click keeps its route: the link's stats list them, its CSV has a column", async () => {
+      const { app, client, visit } = await setup(mode);
+      await client.link(SITE, { custom_code: 'app', rules: STORE_RULES });
+      await visit('app', { 'user-agent': IPHONE });
+      await visit('app', { 'user-agent': IPHONE });
+      await visit('app', { 'user-agent': ANDROID });
+      await visit('app', { 'user-agent': 'curl/8.5.0' });
+      const stats = async () =>
+        (await app.get('/api/links/app/stats', { token: client.token })).json.top.routes;
+      const expected = [
+        { value: 'rule:0', clicks: 2 },
+        { value: 'default', clicks: 1 },
+        { value: 'rule:1', clicks: 1 },
+      ];
+      // The same whether the clicks are still in the log or rolled up.
+      expect(await stats()).toEqual(expected);
+      const csv = await app.get('/api/links/app/clicks.csv', { token: client.token });
+      const lines = csv.text.trim().split('\n');
+      expect(lines[0]?.endsWith(',route')).toBe(true);
+      expect(lines.slice(1).map((line) => line.split(',').at(-1))).toEqual([
+        'rule:0',
+        'rule:0',
+        'rule:1',
+        'default',
+      ]);
+      await app.store.rollUpClicks();
+      expect(await stats()).toEqual(expected);
+      const split = await client.link(SITE, { custom_code: 'ab', variants: SPLIT });
+      expect(split.short_code).toBe('ab');
+      const served = (await visit('ab')).headers.get('location');
+      const routes = (await app.get('/api/links/ab/stats', { token: client.token })).json.top
+        .routes;
+      expect(routes).toEqual([{ value: `variant:${served === SPLIT[0]?.url ? 0 : 1}`, clicks: 1 }]);
+    });
+
     test('bulk creation takes rules and variants per item, each refused on its own', async () => {
       const { app, client, visit } = await setup(mode);
       const reply = await app.post(

@@ -156,6 +156,7 @@ describe.each(['accounts', 'open'] as const)('GET /{code} (%s mode)', (mode) => 
         'link_id',
         'query_source',
         'referrer',
+        'route',
         'source',
         'user_agent',
         ...(TEST_STORE === 'postgres' ? ['shard'] : []),
@@ -170,6 +171,7 @@ describe.each(['accounts', 'open'] as const)('GET /{code} (%s mode)', (mode) => 
         'link_id',
         'query_source',
         'referrer',
+        'route',
         'source',
       ].sort(),
     );

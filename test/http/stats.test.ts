@@ -41,6 +41,7 @@ const NO_TOP = {
   operating_systems: [],
   devices: [],
   countries: [],
+  routes: [],
 };
 
 async function setup(mode: Mode, options: AppOptions = {}) {
@@ -136,6 +137,7 @@ describe.each(MODES)('GET /api/links/{code}/stats (%s mode)', (mode) => {
           { value: 'GB', clicks: 1 },
           { value: 'unknown', clicks: 1 },
         ],
+        routes: [{ value: 'default', clicks: 5 }],
       },
     });
   });
@@ -181,6 +183,7 @@ describe.each(MODES)('GET /api/links/{code}/stats (%s mode)', (mode) => {
           { value: 'FR', clicks: 1 },
           { value: 'unknown', clicks: 1 },
         ],
+        routes: [{ value: 'default', clicks: 4 }],
       },
     });
 
@@ -255,6 +258,7 @@ describe.each(MODES)('GET /api/links/{code}/stats (%s mode)', (mode) => {
           { value: 'GB', clicks: 1 },
           { value: 'IE', clicks: 1 },
         ],
+        routes: [{ value: 'default', clicks: 17 }],
       },
     });
   });
@@ -417,6 +421,7 @@ describe.each(MODES)('GET /api/links/{code}/stats (%s mode)', (mode) => {
           { value: 'DE', clicks: 1 },
           { value: 'unknown', clicks: 1 },
         ],
+        routes: [{ value: 'default', clicks: 7 }],
       },
     });
     const csvMixed = await csv('both');
@@ -515,10 +520,10 @@ describe('GET /api/links/{code}/clicks.csv', () => {
     expect(reply.headers.get('cache-control')).toBe('private, no-store');
     expect(reply.text).toBe(
       [
-        'time,source,query_source,referrer,referrer_host,browser,os,device,country,bot',
-        '2025-03-01T09:00:00.000Z,"He said ""hi"", twice",spring,"https://news.example.com/a,b",news.example.com,Chrome,Windows,desktop,US,false',
-        '2025-03-01T10:00:00.000Z,"He said ""hi"", twice",,,direct,Unknown,Unknown,bot,unknown,true',
-        '2025-03-02T08:30:00.000Z,"He said ""hi"", twice",,android-app://com.google.android.gm/,android-app://com.google.android.gm,Mobile Safari,iOS,mobile,DE,false',
+        'time,source,query_source,referrer,referrer_host,browser,os,device,country,bot,route',
+        '2025-03-01T09:00:00.000Z,"He said ""hi"", twice",spring,"https://news.example.com/a,b",news.example.com,Chrome,Windows,desktop,US,false,default',
+        '2025-03-01T10:00:00.000Z,"He said ""hi"", twice",,,direct,Unknown,Unknown,bot,unknown,true,default',
+        '2025-03-02T08:30:00.000Z,"He said ""hi"", twice",,android-app://com.google.android.gm/,android-app://com.google.android.gm,Mobile Safari,iOS,mobile,DE,false,default',
         '',
       ].join('\n'),
     );
@@ -534,9 +539,9 @@ describe('GET /api/links/{code}/clicks.csv', () => {
       click(link.id, '2025-03-01T12:00:02.000Z', { source, querySource: '@SUM(A1)' }),
     ]);
     expect((await csv('formula')).text.split('\n').slice(1)).toEqual([
-      `2025-03-01T12:00:00.000Z,"'=HYPERLINK(""https://evil.example"",""click"")",'+1+2,,direct,Unknown,Unknown,unknown,unknown,false`,
-      `2025-03-01T12:00:01.000Z,"'=HYPERLINK(""https://evil.example"",""click"")",'-2+3,,direct,Unknown,Unknown,unknown,unknown,false`,
-      `2025-03-01T12:00:02.000Z,"'=HYPERLINK(""https://evil.example"",""click"")",'@SUM(A1),,direct,Unknown,Unknown,unknown,unknown,false`,
+      `2025-03-01T12:00:00.000Z,"'=HYPERLINK(""https://evil.example"",""click"")",'+1+2,,direct,Unknown,Unknown,unknown,unknown,false,default`,
+      `2025-03-01T12:00:01.000Z,"'=HYPERLINK(""https://evil.example"",""click"")",'-2+3,,direct,Unknown,Unknown,unknown,unknown,false,default`,
+      `2025-03-01T12:00:02.000Z,"'=HYPERLINK(""https://evil.example"",""click"")",'@SUM(A1),,direct,Unknown,Unknown,unknown,unknown,false,default`,
       '',
     ]);
   });
@@ -545,7 +550,7 @@ describe('GET /api/links/{code}/clicks.csv', () => {
     const { client, csv } = await setup('accounts');
     await client.link('https://example.com/', { custom_code: 'quiet' });
     expect((await csv('quiet')).text).toBe(
-      'time,source,query_source,referrer,referrer_host,browser,os,device,country,bot\n',
+      'time,source,query_source,referrer,referrer_host,browser,os,device,country,bot,route\n',
     );
   });
 
@@ -565,7 +570,7 @@ describe('GET /api/links/{code}/clicks.csv', () => {
 
     const lines = (await csv('big')).text.split('\n');
     expect(lines[0]).toBe(
-      'time,source,query_source,referrer,referrer_host,browser,os,device,country,bot',
+      'time,source,query_source,referrer,referrer_host,browser,os,device,country,bot,route',
     );
     expect(lines.at(-1)).toBe('');
     expect(lines.slice(1, -1).map((line) => line.split(',').slice(0, 2).join(','))).toEqual(
@@ -655,7 +660,7 @@ describe.each(MODES)('the client address (%s mode)', (mode) => {
       (await csv('where')).text
         .split('\n')
         .slice(1, -1)
-        .map((line) => line.split(',').at(-2)),
+        .map((line) => line.split(',').at(-3)),
     ).toEqual(['unknown', 'US', 'IE']);
   });
 

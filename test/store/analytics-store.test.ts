@@ -226,6 +226,7 @@ describe.each(['sqlite', 'postgres'] as const)('analytics store on %s', (backend
         'desktop',
         'mobile',
         'bot',
+        'default',
         'unknown',
         'FR',
         'DE',

@@ -16,7 +16,7 @@ import { pendingRow, READ_PENDING, takePending } from './pending-values.ts';
 import { addTagDays, shareTagDays } from './tags.ts';
 
 const RAW_COLUMNS = `id::float8 AS id, link_id AS "linkId", created_at::float8 AS "createdAt",
-  source, query_source AS "querySource", referrer, user_agent AS "userAgent", country`;
+  source, query_source AS "querySource", referrer, user_agent AS "userAgent", country, route`;
 
 /**
  * Takes, deletes and returns up to $1 clicks of the log, oldest first, skipping any
@@ -84,14 +84,16 @@ export class PostgresAnalytics {
     const id = (value: string | null, cache: InternedIds, extra: Map<string, number>) =>
       value === null ? null : (cache.get(value) ?? extra.get(value) ?? null);
     await tx`
-        INSERT INTO click_records (id, link_id, created_at, source, query_source, referrer, agent, country)
+        INSERT INTO click_records (id, link_id, created_at, source, query_source, referrer, agent,
+                                   country, route)
         SELECT * FROM unnest(${kept.map((r) => r.id)}::bigint[], ${kept.map((r) => r.linkId)}::int[],
                              ${kept.map((r) => r.createdAt)}::bigint[],
                              ${kept.map((r) => id(r.source, this.strings, fresh.strings))}::int[],
                              ${kept.map((r) => id(r.querySource, this.strings, fresh.strings))}::int[],
                              ${kept.map((r) => id(r.referrer, this.strings, fresh.strings))}::int[],
                              ${kept.map((r) => id(r.userAgent, this.agents, fresh.agents))}::int[],
-                             ${kept.map((r) => r.country)}::text[])`;
+                             ${kept.map((r) => r.country)}::text[],
+                             ${kept.map((r) => r.route ?? null)}::text[])`;
     const days = tally.rows();
     const values = days.map((d) =>
       d.value === '' ? 0 : (id(d.value, this.strings, fresh.strings) as number),
@@ -152,7 +154,7 @@ export class PostgresAnalytics {
       SELECT * FROM (
         SELECT r.id::float8 AS id, r.link_id AS "linkId", r.created_at::float8 AS "createdAt",
                s.value AS source, q.value AS "querySource", f.value AS referrer,
-               a.value AS "userAgent", r.country
+               a.value AS "userAgent", r.country, r.route
         FROM click_records r
         LEFT JOIN click_strings s ON s.id = r.source
         LEFT JOIN click_strings q ON q.id = r.query_source
@@ -161,7 +163,7 @@ export class PostgresAnalytics {
         WHERE r.link_id = ${linkId} AND r.id > ${afterId}
         UNION ALL
         SELECT id::float8, link_id, created_at::float8, source, query_source, referrer,
-               user_agent, country
+               user_agent, country, route
         FROM clicks WHERE link_id = ${linkId} AND id > ${afterId}
       ) rows ORDER BY id LIMIT ${limit}`;
   }

@@ -24,9 +24,9 @@ const COUNT_SHARDS = 16;
 const RECORD_CLICKS = `
   WITH added AS (
     INSERT INTO clicks (link_id, source, query_source, referrer, user_agent, created_at, country,
-                        shard)
+                        route, shard)
     SELECT *, $8::smallint FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::text[],
-                                       $6::bigint[], $7::text[])
+                                       $6::bigint[], $7::text[], $18::text[])
   ), ${addPending(12, 8)}, ${CLICKS_OUTBOX}
   INSERT INTO link_clicks (link_id, shard, clicks)
   SELECT link, $8::smallint, n FROM unnest($9::int[], $10::bigint[]) AS t(link, n)
@@ -43,6 +43,7 @@ function clickParams(batch: readonly Click[], shard: number): unknown[] {
   const userAgents = new Array<string | null>(n);
   const times = new Array<number>(n);
   const countries = new Array<string | null>(n);
+  const routes = new Array<string | null>(n);
   const perLink = new Map<number, number>();
   for (let i = 0; i < n; i++) {
     const c = batch[i] as Click;
@@ -53,6 +54,7 @@ function clickParams(batch: readonly Click[], shard: number): unknown[] {
     userAgents[i] = c.userAgent;
     times[i] = c.createdAt;
     countries[i] = c.country;
+    routes[i] = c.route ?? null;
     perLink.set(c.linkId, (perLink.get(c.linkId) ?? 0) + 1);
   }
   // Counters in link order, so that two batches can never deadlock on them.
@@ -60,6 +62,8 @@ function clickParams(batch: readonly Click[], shard: number): unknown[] {
   const counts = links.map((id) => perLink.get(id) as number);
   const params: unknown[] = [linkIds, sources, querySources, referrers, userAgents, times];
   params.push(countries, shard, links, counts, Date.now(), ...pendingParams(batch));
+  // $18, after pending_values' six ($12 to $17).
+  params.push(routes);
   return params;
 }
 

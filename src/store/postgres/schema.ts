@@ -114,6 +114,8 @@ export const clicks = pgTable(
     createdAt: millis('created_at').notNull(),
     // Looked up from the client address when the batch is written; the address is never stored.
     country: varchar('country', { length: 2 }),
+    // What served the click (`rule:N`, `variant:N`); null: the link's own target.
+    route: text('route'),
     // The shard of pending_values the click's batch added its counts to: the rollup
     // takes them away from the same rows. Not on SQLite (one writer, no shards).
     shard: smallint('shard').notNull().default(0),
@@ -166,6 +168,7 @@ export const clickRecords = pgTable(
     referrer: integer('referrer'),
     agent: integer('agent'),
     country: varchar('country', { length: 2 }),
+    route: text('route'),
   },
   (table) => [
     index('click_records_link').on(table.linkId, table.id),

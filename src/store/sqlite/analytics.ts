@@ -15,7 +15,7 @@ import { SqlitePendingValues } from './pending-values.ts';
 import type { SqliteTags, StoredDayCount } from './tags.ts';
 
 const RAW_COLUMNS = `id, link_id AS linkId, created_at AS createdAt, source,
-  query_source AS querySource, referrer, user_agent AS userAgent, country`;
+  query_source AS querySource, referrer, user_agent AS userAgent, country, route`;
 
 /**
  * Seeds the counts file from the rollups when it is behind the analytics rollup (lost, or
@@ -113,10 +113,11 @@ export class SqliteAnalytics {
         number | null,
         number | null,
         string | null,
+        string | null,
       ]
     >(
-      `INSERT INTO click_records (id, link_id, created_at, source, query_source, referrer, agent, country)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO click_records (id, link_id, created_at, source, query_source, referrer, agent, country, route)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.addDay = prepare<unknown, [number, number, number, number, number]>(
       `INSERT INTO click_days (link_id, day, dimension, value, clicks) VALUES (?, ?, ?, ?, ?)
@@ -139,7 +140,8 @@ export class SqliteAnalytics {
     this.pendingValues = new SqlitePendingValues(sqlite);
     this.recordRows = prepare<ClickRow, [number, number, number]>(
       `SELECT r.id, r.link_id AS linkId, r.created_at AS createdAt, s.value AS source,
-              q.value AS querySource, f.value AS referrer, a.value AS userAgent, r.country
+              q.value AS querySource, f.value AS referrer, a.value AS userAgent, r.country,
+              r.route
        FROM click_records r
        LEFT JOIN click_strings s ON s.id = r.source
        LEFT JOIN click_strings q ON q.id = r.query_source
@@ -185,6 +187,7 @@ export class SqliteAnalytics {
           this.intern(row.referrer, fresh.strings),
           this.internAgent(row.userAgent, fresh.agents),
           row.country,
+          row.route ?? null,
         );
       }
       const added: StoredDayCount[] = [];

@@ -119,6 +119,8 @@ export const clicks = sqliteTable('clicks', {
   // The country of the client address, looked up when the batch is written; the
   // address itself is never stored.
   country: text('country'),
+  // What served the click (`rule:N`, `variant:N`); null: the link's own target.
+  route: text('route'),
 });
 
 // Analytics. The click log above is a queue: the analytics rollup moves its rows, once
@@ -157,6 +159,7 @@ export const clickRecords = sqliteTable(
     referrer: integer('referrer'),
     agent: integer('agent'),
     country: text('country'),
+    route: text('route'),
   },
   (table) => [index('click_records_link').on(table.linkId, table.id)],
 );
