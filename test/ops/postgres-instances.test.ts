@@ -359,6 +359,15 @@ describe.each(MODES)('%s mode, links managed and expiring on two instances', (mo
     await changeOnA({ password: null }, '307 https://example.com/new');
     await changeOnA({ expires_at: '2020-01-01T00:00:00Z' }, '410 Link expired');
     await changeOnA({ expires_at: null }, '307 https://example.com/new');
+    // Rules too: one that every visit from now on meets, then none.
+    const always = [
+      {
+        url: 'https://example.com/ruled',
+        conditions: [{ type: 'after', value: '2020-01-01T00:00:00Z' }],
+      },
+    ];
+    await changeOnA({ rules: always }, '307 https://example.com/ruled');
+    await changeOnA({ rules: [] }, '307 https://example.com/new');
   }, 30_000);
 
   test('a domain added on A is served by B within a second; a link on it changed on A is followed by B', async () => {
