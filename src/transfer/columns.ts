@@ -34,6 +34,10 @@ export type Role =
   | 'domain'
   /** The link's tags: a JSON list, or text separated by `|` or `,`. */
   | 'tags'
+  /** kurz's export: a link's rules, variants and preview (JSON, or JSON text in CSV). */
+  | 'rules'
+  | 'variants'
+  | 'preview'
   /** Kutt: the link has a password (its hash is not exported). */
   | 'protected'
   /** Kutt: the link was banned by an administrator. */
@@ -73,6 +77,9 @@ export const COLUMNS: Record<FormatName, Partial<Record<Role, string[]>>> = {
     passwordHash: ['passwordhash'],
     domain: ['domain'],
     tags: ['tags'],
+    rules: ['rules'],
+    variants: ['variants'],
+    preview: ['preview'],
   },
   yourls: { code: ['keyword'], url: ['url'], created: ['timestamp', 'date'] },
   kutt: {

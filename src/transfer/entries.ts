@@ -28,6 +28,13 @@ export interface LinkEntry {
   passwordHash: string | null;
   /** The tags as written (kurz's tag rule is applied later); none when the file gives none. */
   tags: string[];
+  /**
+   * kurz's export: the rules, variants and preview as written (their rules are applied
+   * later); undefined when the file gives none.
+   */
+  rules?: unknown;
+  variants?: unknown;
+  preview?: unknown;
 }
 
 /** A click record of kurz's export (made with --clicks), for the link of `code`. */
@@ -174,6 +181,9 @@ export function linkEntry(line: number, format: FormatName, field: Field): Entry
     entry.owner = text(owner);
     entry.source = typeof field('source') === 'string' ? (field('source') as string) : null;
     entry.passwordHash = text(field('passwordHash'));
+    entry.rules = jsonField(field('rules'));
+    entry.variants = jsonField(field('variants'));
+    entry.preview = jsonField(field('preview'));
   }
   return entry;
 }
@@ -201,4 +211,18 @@ export function clickEntry(line: number, fields: Map<string, unknown>): Entry {
     userAgent: string('useragent'),
     country: string('country'),
   };
+}
+
+/**
+ * A field of kurz's export that holds JSON: the value itself in JSON Lines, its text in
+ * CSV (an empty field: none). Text that is not JSON stays text, for the rule to refuse.
+ */
+function jsonField(value: unknown): unknown {
+  if (typeof value !== 'string') return value ?? undefined;
+  if (value === '') return undefined;
+  try {
+    return JSON.parse(value);
+  } catch {
+    return value;
+  }
 }

@@ -5,6 +5,8 @@
 
 import { CODE_PATTERN, isReservedCode } from '../domain/codes.ts';
 import { ApiError } from '../domain/errors.ts';
+import { parsePreview, previewText, type StoredPreview } from '../domain/link-preview.ts';
+import { parseRules, parseVariants, routingText } from '../domain/link-routing.ts';
 import { MAX_CLICKS_LIMIT } from '../domain/link-settings.ts';
 import type { OwnHosts } from '../domain/own-hosts.ts';
 import { codePointLength, SOURCE_MAX_LENGTH, storable } from '../domain/sources.ts';
@@ -79,6 +81,19 @@ export function checkRow(entry: LinkEntry, rules: RowRules): Candidate | string 
     if (!(error instanceof ApiError)) throw error;
     return `${error.message} (${describeTags(entry.tags)})`;
   }
+  // Rules, variants and preview by the API's rules, their targets as the link's own.
+  let routing: Pick<NewLink, 'rules' | 'variants' | 'preview'>;
+  try {
+    const checkUrl = (url: string) => checkTarget(url, { own: rules.own }, rules.blocklist);
+    routing = {
+      rules: routingText(parseRules(entry.rules, checkUrl) ?? null),
+      variants: routingText(parseVariants(entry.variants, checkUrl) ?? null),
+      preview: previewText(importedPreview(entry.preview)),
+    };
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    return error.message;
+  }
   let owner: number | null = rules.owner?.id ?? null;
   if (rules.owner === undefined && typeof entry.owner === 'string') {
     const email = entry.owner.toLowerCase();
@@ -104,6 +119,7 @@ export function checkRow(entry: LinkEntry, rules: RowRules): Candidate | string 
       maxClicks: entry.maxClicks,
       limitedClicks: entry.limitedClicks,
       passwordHash: entry.passwordHash,
+      ...routing,
     },
   };
   const code = entry.code;
@@ -127,4 +143,35 @@ function describeTags(tags: readonly string[]): string {
     }
   }
   return `${tags.length} tags`;
+}
+
+/**
+ * An exported preview: a card given by hand is checked by the API's rule; an automatic
+ * one keeps what was read (its card, or why it failed), so nothing is fetched on import.
+ */
+function importedPreview(value: unknown): StoredPreview | null {
+  if (value === undefined || value === null) return null;
+  if (
+    typeof value === 'object' &&
+    !Array.isArray(value) &&
+    (value as StoredPreview).mode === 'auto'
+  ) {
+    const stored = value as Partial<StoredPreview>;
+    const card = {
+      title: stored.title ?? null,
+      description: stored.description ?? null,
+      image: stored.image ?? null,
+    };
+    if (card.title === null && card.description === null && card.image === null) {
+      const error = stored.status === 'failed' ? stored.error : undefined;
+      return {
+        mode: 'auto',
+        status: 'failed',
+        ...card,
+        error: error ?? 'not read when it was exported',
+      };
+    }
+    return { ...(parsePreview(card) as StoredPreview), mode: 'auto' };
+  }
+  return parsePreview(value) ?? null;
 }

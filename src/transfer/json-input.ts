@@ -103,7 +103,9 @@ function fieldsOf(
   const wanted = (name: string) => only === undefined || only.has(name);
   for (const [key, value] of Object.entries(object)) {
     const name = normalize(key);
-    if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    if (WHOLE_OBJECTS.has(name) && wanted(name)) {
+      fields.set(name, value);
+    } else if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
       for (const [inner, innerValue] of Object.entries(value as Record<string, unknown>)) {
         const innerName = normalize(inner);
         if (wanted(name + innerName)) fields.set(name + innerName, innerValue);
@@ -116,9 +118,15 @@ function fieldsOf(
   return fields;
 }
 
-/** A field's value for a role: tags are a list; a list elsewhere gives its first string (custom_bitlinks). */
+/** Objects kept whole, not spread into their fields: kurz's export's link preview. */
+const WHOLE_OBJECTS: ReadonlySet<string> = new Set(['preview']);
+
+/** The roles whose value is a list, kept whole. */
+const LISTS: ReadonlySet<Role> = new Set(['tags', 'rules', 'variants']);
+
+/** A field's value for a role: tags, rules and variants are lists; a list elsewhere gives its first string (custom_bitlinks). */
 function one(role: Role, value: unknown): unknown {
-  if (!Array.isArray(value) || role === 'tags') return value;
+  if (!Array.isArray(value) || LISTS.has(role)) return value;
   return value.find((item) => typeof item === 'string');
 }
 

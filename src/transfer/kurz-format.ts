@@ -11,7 +11,8 @@ import { VERSION } from '../version.ts';
  * meaning or is removed; new fields may be added without it (readers ignore unknown ones).
  * 2: links carry their domain, and a code is unique only with it (a kurz of version 1
  * would have put every link on its default domain); and their tags. Version 1 files,
- * without either, are read as all on the default domain, without tags.
+ * without either, are read as all on the default domain, without tags. Links' rules,
+ * variants and preview came later, as new fields: a file without them has none.
  */
 export const EXPORT_VERSION = 2;
 
@@ -47,6 +48,10 @@ export interface LinkRecord {
   clicks: number;
   /** Lower-cased, in alphabetical order; in CSV joined by `|`. */
   tags: string[];
+  /** Its redirect rules and A/B split (`[]`: none) and its preview (null: none); in CSV as JSON. */
+  rules: unknown[];
+  variants: unknown[];
+  preview: Record<string, unknown> | null;
 }
 
 /** A click record's line (with --clicks), after its link's line. */
@@ -80,6 +85,9 @@ export const CSV_COLUMNS = [
   'clicks',
   'domain',
   'tags',
+  'rules',
+  'variants',
+  'preview',
 ] as const satisfies readonly (keyof LinkRecord)[];
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -107,6 +115,9 @@ export function linkRecord(
     password_hash: link.passwordHash,
     clicks: link.clicks,
     tags: link.tags,
+    rules: link.rules === null ? [] : JSON.parse(link.rules),
+    variants: link.variants === null ? [] : JSON.parse(link.variants),
+    preview: link.preview === null ? null : JSON.parse(link.preview),
   };
 }
 
@@ -127,6 +138,11 @@ export function clickRecord(code: string, domain: string | null, row: ClickRow):
 export function csvValues(record: LinkRecord): string[] {
   return CSV_COLUMNS.map((column) => {
     const value = record[column];
+    // Rules, variants and the preview as JSON ([] and null: an empty field).
+    if (column === 'rules' || column === 'variants') {
+      return (value as unknown[]).length === 0 ? '' : JSON.stringify(value);
+    }
+    if (column === 'preview') return value === null ? '' : JSON.stringify(value);
     if (Array.isArray(value)) return value.join('|');
     return value === null ? '' : String(value);
   });

@@ -298,8 +298,62 @@ describe('kurz export', () => {
       password_hash: expect.stringMatching(/^\$argon2id\$/),
       clicks: 0,
       tags: [],
+      rules: [],
+      variants: [],
+      preview: null,
     });
     expect(new Set(lines.slice(1).map((l) => JSON.parse(l).code)).size).toBe(2101);
+  });
+
+  test("a link's rules, split and preview go out and come back, in JSON Lines and in CSV", async () => {
+    const app = await TestApp.init('open');
+    const client = app.anonymous();
+    const rules = [
+      { url: 'https://apps.apple.com/x', conditions: [{ type: 'os', value: 'ios' }] },
+      {
+        url: 'https://example.com/de',
+        conditions: [
+          { type: 'language', value: 'de' },
+          { type: 'query', name: 'ref' },
+        ],
+      },
+    ];
+    const variants = [
+      { url: 'https://example.com/a', weight: 30 },
+      { url: 'https://example.com/b', weight: 70 },
+    ];
+    const preview = {
+      title: 'A "card", with, commas',
+      description: null,
+      image: 'https://cdn.example/c.png',
+    };
+    await client.link('https://example.com/routed', {
+      custom_code: 'routed',
+      rules,
+      variants,
+      preview,
+    });
+    const wanted = {
+      rules,
+      variants,
+      preview: { mode: 'manual', status: 'ready', ...preview, error: null },
+    };
+    for (const format of ['jsonl', 'csv'] as const) {
+      const text = await exportText(app.store, { format });
+      const other = await TestApp.init('open');
+      expect((await importText(other.store, text)).summary).toEqual(
+        summaryOf({ read: 1, imported: 1 }),
+      );
+      expect((await other.get('/api/links/routed')).json).toMatchObject(wanted);
+    }
+    // A file's broken rule is a bad row, said with the rule's message.
+    const bad = (await exportText(app.store, { format: 'jsonl' })).replace('"os"', '"weather"');
+    const other = await TestApp.init('open');
+    const report = await importText(other.store, bad);
+    expect(report.summary).toMatchObject({ read: 1, imported: 0 });
+    expect(report.reports.join('\n')).toContain(
+      'rules[0].conditions[0]: type must be device, os, browser, language, country, query, after, before or bot',
+    );
   });
 
   test('--owner exports that account’s links only', async () => {
@@ -330,8 +384,8 @@ describe('kurz export', () => {
     ]);
     const csv = await exportText(app.store, { format: 'csv' });
     expect(csv).toBe(
-      'code,url,created_at,owner,source,expires_at,max_clicks,limited_clicks,password_hash,clicks,domain,tags\r\n' +
-        `'-cmd,"https://example.com/?a=1,b=""2""",2026-01-01T00:00:00.000Z,,"'=HYPERLINK(""https://evil.example"",""click"")",,,0,,0,,\r\n`,
+      'code,url,created_at,owner,source,expires_at,max_clicks,limited_clicks,password_hash,clicks,domain,tags,rules,variants,preview\r\n' +
+        `'-cmd,"https://example.com/?a=1,b=""2""",2026-01-01T00:00:00.000Z,,"'=HYPERLINK(""https://evil.example"",""click"")",,,0,,0,,,,,\r\n`,
     );
     // And it reads back as it was.
     const other = await TestApp.init('open');
