@@ -1,6 +1,6 @@
 // The web UI: GET / (the page) and GET /assets/{name} (its scripts and styles), all
-// built into the executable. Nothing is fetched from other hosts; a strict Content
-// Security Policy keeps it that way.
+// built into the executable. Nothing is fetched from other hosts but the image of a link's
+// preview card; a strict Content Security Policy keeps it that way.
 
 import { Elysia } from 'elysia';
 import type { Mode, Registration } from '../config/config.ts';
@@ -21,9 +21,12 @@ const TYPES: Record<string, string> = {
   json: 'application/json; charset=utf-8',
 };
 
+// Images may come from any https address: the Edit dialog draws a link's preview card with
+// the image its owner gave (or its target page named), as a chat app would. Scripts, styles
+// and requests stay the page's own.
 export const SECURITY_HEADERS = {
   'content-security-policy':
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob: data:; connect-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'",
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob: data: https:; connect-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'",
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
 };

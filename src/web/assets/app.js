@@ -3,10 +3,12 @@
 // main view. The views live in their own modules: auth.js (login and register),
 // shorten.js (the form, copy and QR code; paste-many.js, utm.js, tag-input.js),
 // links-list.js (the list, paging, poll; list-filters.js), and the dialogs of a listed
-// link: edit-link.js, delete-link.js and stats-view.js (which shows a tag's stats too;
-// open mode's admin token for the first two: admin-token.js). domains.js knows the short
-// domains and what a link's domain decides: its short URL and its API path. In accounts
-// mode the header also opens the person's API keys: api-keys.js (and revoke-key.js).
+// link: edit-link.js (whose rules, A/B split and preview card, rules-editor.js,
+// variants-editor.js and preview-editor.js, load with the first Edit), delete-link.js and
+// stats-view.js (which shows a tag's stats too; open mode's admin token for the first two:
+// admin-token.js). domains.js knows the short domains and what a link's domain decides:
+// its short URL and its API path. In accounts mode the header also opens the person's API
+// keys: api-keys.js (and revoke-key.js).
 
 import { createAdminToken } from './admin-token.js';
 import { createApi } from './api.js';

@@ -30,3 +30,23 @@ export function formatDate(iso) {
 export function formatCount(n) {
   return countFormat.format(n);
 }
+
+/** An ISO instant as a datetime-local value in the viewer's time zone. */
+export function toLocalInput(iso) {
+  const date = new Date(iso);
+  const pad = (n) => String(n).padStart(2, '0');
+  const day = `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
+  const seconds = date.getSeconds() === 0 ? '' : `:${pad(date.getSeconds())}`;
+  return `${day}T${pad(date.getHours())}:${pad(date.getMinutes())}${seconds}`;
+}
+
+/** What a datetime-local field is read in: the viewer's zone, named when the browser knows it. */
+export function zoneHint() {
+  const timeZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  return timeZone ? `In your time zone (${timeZone}).` : 'In your time zone.';
+}
+
+/** How the page names an A/B variant by its place: Variant A, B, C, D (as the stats do). */
+export function variantName(index) {
+  return `Variant ${String.fromCharCode(65 + index)}`;
+}

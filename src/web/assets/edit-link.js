@@ -1,10 +1,12 @@
-// The Edit dialog: a link's target, tags, expiry, click limit and password. It opens with
-// the link's current settings (GET /api/links/{code}?domain=…) and sends only what was
-// changed (PATCH), so saving a new target never touches a password it cannot show. The
-// server's message for a refused value is shown in the dialog, word for word.
+// The Edit dialog: a link's target, tags, expiry, click limit and password, and its redirect
+// rules, A/B split and preview card (rules-editor.js, variants-editor.js, preview-editor.js,
+// loaded with the first Edit). It opens with the link's current settings
+// (GET /api/links/{code}?domain=…) and sends only what was changed (PATCH), so saving a new
+// target never touches a password it cannot show. The server's message for a refused value
+// is shown in the dialog, word for word.
 
 import { openModal } from './dialog.js';
-import { byId } from './dom.js';
+import { byId, toLocalInput, zoneHint } from './dom.js';
 import { createTagInput, sameTags } from './tag-input.js';
 
 /** onSaved(detail) gets the changed link; onError(message) a failure before the dialog opens. */
@@ -33,11 +35,12 @@ export function createEditor({ api, adminToken, domains, onSaved, onUnchanged, o
     status: byId('edit-tags-status'),
   });
   let link = null; // the detail the dialog opened with
+  let sections = null; // the editors of rules, the split and the card, once loaded
+  let loading = null; // their loading, while it is under way or done
   let shownExpiry = ''; // the datetime-local value it opened with
   let busy = false;
 
-  const timeZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
-  zone.textContent = timeZone ? `In your time zone (${timeZone}).` : 'In your time zone.';
+  zone.textContent = zoneHint();
 
   const expiresField = byId('edit-expires-field');
   const passwordField = byId('edit-password-field');
@@ -54,7 +57,7 @@ export function createEditor({ api, adminToken, domains, onSaved, onUnchanged, o
   async function open(listed, opener) {
     opener.setAttribute('aria-busy', 'true');
     try {
-      const { body } = await api.get(domains.pathOf(listed));
+      const [{ body }] = await Promise.all([api.get(domains.pathOf(listed)), loadSections()]);
       // Logged out, or the row gone, while it loaded: there is nothing left to edit from.
       if (opener.isConnected && opener.offsetParent !== null) show(body, opener);
     } catch (e) {
@@ -63,6 +66,37 @@ export function createEditor({ api, adminToken, domains, onSaved, onUnchanged, o
     } finally {
       opener.removeAttribute('aria-busy');
     }
+  }
+
+  /**
+   * The editors of rules, the A/B split and the preview card, with their style sheet:
+   * fetched with the first Edit, while the link's details are, since most visits never
+   * edit a link. editor-parts.js, which all three import, is asked for at once with them.
+   */
+  function loadSections() {
+    loading ??= Promise.all([
+      import('./rules-editor.js'),
+      import('./variants-editor.js'),
+      import('./preview-editor.js'),
+      import('./editor-parts.js'),
+      styleSheet('/assets/editors.css'),
+    ]).then(
+      ([rules, variants, preview]) => {
+        sections = {
+          rules: rules.createRulesEditor(),
+          variants: variants.createVariantsEditor(),
+          preview: preview.createPreviewEditor({ url }),
+        };
+        // Below the password, above the admin token and the buttons.
+        byId('edit-admin').before(...Object.values(sections).map((section) => section.element));
+        return sections;
+      },
+      () => {
+        loading = null; // the next Edit tries again
+        throw new Error('The editor could not be loaded. Check your connection and try again.');
+      },
+    );
+    return loading;
   }
 
   function show(detail, opener) {
@@ -82,6 +116,9 @@ export function createEditor({ api, adminToken, domains, onSaved, onUnchanged, o
     keep.checked = true;
     removeOption.hidden = !detail.password_protected;
     showChosen();
+    sections.rules.set(detail.rules ?? []);
+    sections.variants.set(detail.variants ?? []);
+    sections.preview.set(detail, new URL(domains.shortUrlOf(detail)).host);
     admin.prepare();
     openModal(dialog, { opener, focus: url });
   }
@@ -116,7 +153,12 @@ export function createEditor({ api, adminToken, domains, onSaved, onUnchanged, o
     } catch (e) {
       // In accounts mode a 401 has ended the session (and closed this dialog).
       const message = admin.refused(e);
-      if (dialog.open) error.textContent = message;
+      if (dialog.open) {
+        error.textContent = message;
+        // A refused rule, variant or card names its place: open its section, at the field.
+        const place = e.status === 400 && /^(rules|variants|preview)\b[^:]*/.exec(message);
+        if (place) reveal(sections[place[1]].controlAt(place[0]));
+      }
     } finally {
       busy = false;
       form.removeAttribute('aria-busy');
@@ -153,7 +195,24 @@ export function createEditor({ api, adminToken, domains, onSaved, onUnchanged, o
 
     if (setNew.checked) changes.password = password.value;
     else if (remove.checked && detail.password_protected) changes.password = null;
+
+    // Each section says what it sends (nothing when unchanged), or why it cannot.
+    for (const [key, section] of Object.entries(sections)) {
+      const taken = section.take();
+      if (taken.message !== undefined) {
+        reveal(taken.control);
+        return taken.message;
+      }
+      if (taken.change !== undefined) changes[key] = taken.change;
+    }
     return changes;
+  }
+
+  /** Opens the section holding `control` and puts focus there. */
+  function reveal(control) {
+    const details = control.closest('details');
+    if (details !== null) details.open = true;
+    control.focus();
   }
 
   return {
@@ -164,11 +223,17 @@ export function createEditor({ api, adminToken, domains, onSaved, onUnchanged, o
   };
 }
 
-/** An ISO instant as a datetime-local value in the viewer's time zone. */
-function toLocalInput(iso) {
-  const date = new Date(iso);
-  const pad = (n) => String(n).padStart(2, '0');
-  const day = `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
-  const seconds = date.getSeconds() === 0 ? '' : `:${pad(date.getSeconds())}`;
-  return `${day}T${pad(date.getHours())}:${pad(date.getMinutes())}${seconds}`;
+/** Adds one of the page's own style sheets; resolves once it applies. */
+function styleSheet(href) {
+  return new Promise((resolve, reject) => {
+    const sheet = document.createElement('link');
+    sheet.rel = 'stylesheet';
+    sheet.href = href;
+    sheet.addEventListener('load', resolve, { once: true });
+    sheet.addEventListener('error', () => {
+      sheet.remove();
+      reject(new Error(`${href} could not be loaded`));
+    });
+    document.head.append(sheet);
+  });
 }

@@ -1,10 +1,11 @@
 // What the Stats dialog draws from a GET /api/links/{code}/stats answer: the bar chart of
 // clicks per day (SVG built with DOM calls, humans and bots stacked), its text
 // alternatives (a summary as the chart's title and description, and a table of every
-// day), and the top lists as tables. Colours come from CSS classes, so both themes work
+// day), and the top lists as tables (with, for links that route visitors, which rule,
+// variant or default target each click went to). Colours come from CSS classes, so both themes work
 // and the CSP (no inline styles) is kept. Text only ever goes in through textContent.
 
-import { formatCount } from './dom.js';
+import { formatCount, variantName } from './dom.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 const HEIGHT = 220;
@@ -209,17 +210,20 @@ const TOP_LISTS = [
   ['operating_systems', 'Operating systems', 'System'],
   ['devices', 'Devices', 'Device'],
   ['countries', 'Countries', 'Country'],
+  ['routes', 'Routes', 'Route'],
 ];
 
 /**
  * A small section per top list, a table of at most ten values with their clicks and
- * share of the range. Open mode never records ?source=, so it shows no list for it.
+ * share of the range. Open mode never records ?source=, so it shows no list for it; routes
+ * show only when some click went by a rule or a variant (or the server counts them at all).
  */
 export function buildTopLists(stats, mode) {
   const sections = [];
   for (const [key, heading, column] of TOP_LISTS) {
     if (key === 'query_sources' && mode === 'open') continue;
     const entries = stats.top?.[key] ?? [];
+    if (key === 'routes' && entries.length === 0) continue;
     const section = document.createElement('section');
     section.className = 'top-list';
     const title = document.createElement('h3');
@@ -262,7 +266,19 @@ function displayValue(key, value) {
     const name = regionNames?.of(value);
     return name && name !== value ? `${name} (${value})` : value;
   }
+  if (key === 'routes') return routeName(String(value));
   return String(value);
+}
+
+/** A route as the Edit dialog names its parts: `rule:0` is Rule 1, `variant:1` Variant B. */
+function routeName(value) {
+  if (value === 'default') return 'Default target';
+  const [kind, place] = value.split(':');
+  const index = Number(place);
+  if (!Number.isInteger(index) || index < 0) return value;
+  if (kind === 'rule') return `Rule ${index + 1}`;
+  if (kind === 'variant' && index < 26) return variantName(index);
+  return value;
 }
 
 /** The top of the scale and its step: 1, 2 or 5 times a power of ten, at most 4 steps. */

@@ -1,0 +1,164 @@
+// The Edit dialog's A/B split (docs/redirect-rules.md): none, or 2 to 4 targets with whole
+// weights from 1 to 100 that add up to 100. The total is said as it is typed, and a split
+// that does not add up is refused here, with the same words, before anything is sent.
+
+import { variantName } from './dom.js';
+import { button, element, field, input, relabel, section } from './editor-parts.js';
+
+export const MIN_VARIANTS = 2;
+export const MAX_VARIANTS = 4;
+
+export function createVariantsEditor() {
+  const part = section(
+    'A/B split',
+    'Visitors no rule sent elsewhere are shared out by weight, and each keeps the target it got for 30 days.',
+  );
+  const list = element('ol', 'variants');
+  list.setAttribute('aria-label', 'Variants');
+  // Read out as it changes, politely: after the digit typed, not over it.
+  const total = element('p', 'variants-total');
+  total.setAttribute('aria-live', 'polite');
+  const add = button('Add an A/B split', '', 'button small');
+  const clear = button('Remove the split', '', 'button small secondary danger');
+  const count = element('span', 'hint');
+  const tools = element('div', 'section-add');
+  tools.append(add, clear, count);
+  part.body.append(list, total, tools);
+
+  let rows = []; // the variants shown, in order: see createRow
+  let shown = []; // the variants the dialog opened with
+
+  // The first press makes a split of two, half each; later ones add a row to weigh.
+  add.addEventListener('click', () => {
+    if (rows.length >= MAX_VARIANTS) return;
+    const added =
+      rows.length === 0
+        ? [createRow({ url: '', weight: 50 }), createRow({ url: '', weight: 50 })]
+        : [createRow({ url: '', weight: '' })];
+    rows.push(...added);
+    list.append(...added.map((row) => row.item));
+    update();
+    part.say(
+      added.length === 2
+        ? 'Added an A/B split of two variants, 50 each.'
+        : `Added ${variantName(rows.length - 1)}.`,
+    );
+    added[0].url.focus();
+  });
+
+  clear.addEventListener('click', () => {
+    rows = [];
+    list.replaceChildren();
+    update();
+    part.say('Removed the A/B split.');
+    add.focus();
+  });
+
+  function createRow(initial) {
+    const item = element('li', 'variant');
+    const url = input('url', { inputmode: 'url', maxlength: 2048 });
+    url.value = initial.url;
+    const weight = input('number', { inputmode: 'numeric', min: 1, max: 100, step: 1 });
+    weight.value = String(initial.weight);
+    const urlField = field('Target URL', url);
+    const weightField = field('Weight', weight);
+    const remove = button('Remove', '', 'button small secondary danger');
+    item.append(urlField, weightField, remove);
+    const row = {
+      item,
+      url,
+      weight,
+      remove,
+      urlLabel: urlField.querySelector('label'),
+      weightLabel: weightField.querySelector('label'),
+    };
+    weight.addEventListener('input', update);
+    remove.addEventListener('click', () => {
+      const at = rows.indexOf(row);
+      rows.splice(at, 1);
+      item.remove();
+      update();
+      part.say(`Removed ${variantName(at)}; the ones after it moved up a letter.`);
+      ((rows[at] ?? rows[at - 1])?.url ?? add).focus();
+    });
+    return row;
+  }
+
+  /** Names, buttons and the total follow the rows. */
+  function update() {
+    rows.forEach((row, i) => {
+      const name = variantName(i);
+      row.urlLabel.textContent = `${name} target URL`;
+      relabel(row.weightLabel, name, 'Weight');
+      row.remove.setAttribute('aria-label', `Remove ${name}`);
+      // A split has two at least: the pair goes with "Remove the split".
+      row.remove.hidden = rows.length <= MIN_VARIANTS;
+    });
+    add.textContent = rows.length === 0 ? 'Add an A/B split' : 'Add a variant';
+    add.disabled = rows.length >= MAX_VARIANTS;
+    clear.hidden = rows.length === 0;
+    count.textContent = rows.length === 0 ? '' : `${rows.length} of ${MAX_VARIANTS} variants`;
+    const sum = weightSum();
+    total.hidden = rows.length === 0;
+    total.textContent = rows.length === 0 ? '' : totalText(sum);
+    total.classList.toggle('variants-total-off', sum !== 100);
+    part.showState(
+      rows.length === 0 ? 'none' : rows.map((row) => row.weight.value || '?').join(' / '),
+    );
+  }
+
+  const weightSum = () => rows.reduce((sum, row) => sum + (Number(row.weight.value) || 0), 0);
+
+  return {
+    element: part.details,
+    /** Shows the variants of a link's details (its `variants`, [] for none). */
+    set(given) {
+      shown = given;
+      rows = given.map((variant) => createRow(variant));
+      list.replaceChildren(...rows.map((row) => row.item));
+      part.reset();
+      update();
+    },
+    /**
+     * What saving sends: `{change}` with the variants (null to clear them; undefined when
+     * they are as they were), or `{message, control}` when they cannot be sent.
+     */
+    take() {
+      const taken = [];
+      for (const [i, row] of rows.entries()) {
+        const url = row.url.value.trim();
+        if (url === '') {
+          return { message: `${variantName(i)}: enter its target URL.`, control: row.url };
+        }
+        const weight = Number(row.weight.value);
+        if (row.weight.value === '' || !Number.isInteger(weight) || weight < 1 || weight > 100) {
+          return {
+            message: `${variantName(i)}: the weight must be a whole number from 1 to 100.`,
+            control: row.weight,
+          };
+        }
+        taken.push({ url, weight });
+      }
+      const sum = weightSum();
+      if (rows.length > 0 && sum !== 100)
+        return { message: totalText(sum), control: rows[0].weight };
+      const before = shown.map(({ url, weight }) => ({ url, weight }));
+      if (JSON.stringify(taken) === JSON.stringify(before)) return {};
+      return { change: taken.length === 0 ? null : taken };
+    },
+    /** The control a server's message names (`variants[1].weight: …`), if shown. */
+    controlAt(place) {
+      const found = /^variants\[(\d+)\]\.(url|weight)/.exec(place);
+      const row = found === null ? undefined : rows[Number(found[1])];
+      if (row === undefined) return rows[0]?.weight ?? add;
+      return found[2] === 'url' ? row.url : row.weight;
+    },
+  };
+}
+
+/** The total as the person reads it, saying what is wrong when it is not 100. */
+function totalText(sum) {
+  return sum === 100
+    ? 'Total: 100 of 100.'
+    : `Total: ${sum} of 100. The weights must add up to 100.`;
+}
