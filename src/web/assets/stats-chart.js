@@ -216,14 +216,15 @@ const TOP_LISTS = [
 /**
  * A small section per top list, a table of at most ten values with their clicks and
  * share of the range. Open mode never records ?source=, so it shows no list for it; routes
- * show only when some click went by a rule or a variant (or the server counts them at all).
+ * show only when some click went by a rule or a variant.
  */
 export function buildTopLists(stats, mode) {
   const sections = [];
   for (const [key, heading, column] of TOP_LISTS) {
     if (key === 'query_sources' && mode === 'open') continue;
     const entries = stats.top?.[key] ?? [];
-    if (key === 'routes' && entries.length === 0) continue;
+    // Every click of a link without rules or a split went to its own target: nothing to tell.
+    if (key === 'routes' && entries.every((entry) => entry.value === 'default')) continue;
     const section = document.createElement('section');
     section.className = 'top-list';
     const title = document.createElement('h3');
