@@ -328,6 +328,32 @@ async function benchMillion() {
 }
 
 /**
+ * ROUNDS rounds of wrk against one server with each of two scripts, the order swapped
+ * every round so that drift hits both alike; each script's runs.
+ */
+async function interleaved<K extends string>(
+  server: { url: string; pid: number },
+  scripts: Record<K, string>,
+): Promise<Record<K, WrkResult[]>> {
+  const [a, b] = Object.keys(scripts) as [K, K];
+  const runs = { [a]: [], [b]: [] } as unknown as Record<K, WrkResult[]>;
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const which of round % 2 === 0 ? [a, b] : [b, a]) {
+      runs[which].push(
+        await wrk({
+          url: server.url,
+          seconds: SECONDS,
+          cpu: LOAD_CPU,
+          script: scripts[which],
+          pid: server.pid,
+        }),
+      );
+    }
+  }
+  return runs;
+}
+
+/**
  * Several short domains: 10 domains (the default one and 9 added) of 100,000 links each,
  * the same codes on every domain. One server; wrk asks for 1,000 hot codes either on the
  * default domain (Host: localhost) or on a domain picked at random per request (Host:
@@ -374,21 +400,7 @@ end
   const scripts = { one: script('default-host', ['localhost']), any: script('any-host', hosts) };
   const server = await startKurz(db);
   await wrk({ url: server.url, seconds: 2, cpu: LOAD_CPU, script: scripts.any });
-  const runs: Record<'one' | 'any', WrkResult[]> = { one: [], any: [] };
-  for (let round = 0; round < ROUNDS; round++) {
-    const order = round % 2 === 0 ? (['one', 'any'] as const) : (['any', 'one'] as const);
-    for (const which of order) {
-      runs[which].push(
-        await wrk({
-          url: server.url,
-          seconds: SECONDS,
-          cpu: LOAD_CPU,
-          script: scripts[which],
-          pid: server.pid,
-        }),
-      );
-    }
-  }
+  const runs = await interleaved(server, scripts);
   const one = summarise('default domain (Host: localhost)', runs.one);
   const any = summarise(`any of ${DOMAINS} domains (Host at random)`, runs.any);
   printRow(one);
@@ -438,21 +450,7 @@ request = function() return wrk.format("GET", "/${code}?ref=mail", headers) end
   for (const which of ['plain', 'ruled'] as const) {
     await wrk({ url: server.url, seconds: 2, cpu: LOAD_CPU, script: scripts[which] });
   }
-  const runs: Record<'plain' | 'ruled', WrkResult[]> = { plain: [], ruled: [] };
-  for (let round = 0; round < ROUNDS; round++) {
-    const order = round % 2 === 0 ? (['plain', 'ruled'] as const) : (['ruled', 'plain'] as const);
-    for (const which of order) {
-      runs[which].push(
-        await wrk({
-          url: server.url,
-          seconds: SECONDS,
-          cpu: LOAD_CPU,
-          script: scripts[which],
-          pid: server.pid,
-        }),
-      );
-    }
-  }
+  const runs = await interleaved(server, scripts);
   const plain = summarise('plain link', runs.plain);
   const ruled = summarise('10 rules x 3 conditions, none met', runs.ruled);
   printRow(plain);

@@ -611,7 +611,8 @@ describe('pages of other origins', () => {
 const ADMIN_TOKEN = 'the-admin-token-of-this-test-kurz-0123';
 const ADMIN_TOKEN_REFUSED =
   'The admin token was not accepted (Unauthorized), so it has been forgotten. Enter the token kurz was started with.';
-const CSV_HEADER = 'time,source,query_source,referrer,referrer_host,browser,os,device,country,bot';
+const CSV_HEADER =
+  'time,source,query_source,referrer,referrer_host,browser,os,device,country,bot,route';
 const VIEWPORTS = [
   ['desktop', { width: 1280, height: 800 }],
   ['phone', { width: 375, height: 740 }],
