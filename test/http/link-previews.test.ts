@@ -58,7 +58,7 @@ async function setup(mode: 'accounts' | 'open', previewAllowPrivate = true) {
 for (const mode of ['accounts', 'open'] as const) {
   describe(`link previews (${mode} mode)`, () => {
     test('a card given by hand is shown to crawlers; people are redirected; both count', async () => {
-      const { client, visit, detail } = await setup(mode);
+      const { app, client, visit, detail } = await setup(mode);
       const preview = {
         title: 'Spring sale',
         description: 'Everything 20% off',
@@ -82,6 +82,9 @@ for (const mode of ['accounts', 'open'] as const) {
       const person = await visit('sale', BROWSER);
       expect([person.status, person.headers.get('location')]).toEqual([307, TARGET]);
       expect(await client.clicksOf('sale')).toBe(2);
+      // The crawler's visit is a bot's click; the person's a human's.
+      const stats = await app.get('/api/links/sale/stats', { token: client.token });
+      expect(stats.json.range).toEqual({ clicks: 2, humans: 1, bots: 1 });
     });
 
     test('hostile text never becomes markup', async () => {
