@@ -1,7 +1,8 @@
 // GET and HEAD /{code}: the hot path. Route → cache → click writer → 307.
 // A GET waits for its click to be committed before the 307 leaves; HEAD counts nothing.
-// A link past its expiry answers 410; a protected one shows its password form, which
-// POST /{code} answers.
+// A visit is answered in one order (follow()): expiry and click limit (410) → password
+// (its form, which POST /{code} answers) → the link's rules → its A/B split → its
+// target; a link-preview crawler gets the link's card instead of the 307.
 // The same redirect() serves two routes: Elysia's (app.handle, as tests use it) and a
 // route Bun serves natively when listening, which skips Elysia's per-request context.
 
