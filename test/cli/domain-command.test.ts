@@ -206,9 +206,10 @@ describe.each(['sqlite', 'postgres'] as const)('kurz domain on %s, while kurz se
     ]);
     expect((await served()).map((d) => d.domain)).toEqual(['kurz.example', 'go.example.com']);
     const removed = await domain(['remove', 'https://go.example.com', '--with-links']);
-    expect([removed.code, removed.stdout]).toEqual([
+    expect([removed.code, removed.stdout, removed.stderr]).toEqual([
       0,
       'kurz: domain go.example.com removed, with its 3 links and their clicks\n',
+      '',
     ]);
     await servedSoon((list) => list.length === 1);
     // Its links are gone: on its name (now no domain's, so the default one's), a 404.
