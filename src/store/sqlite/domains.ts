@@ -35,11 +35,16 @@ export function sqliteDomains(
     'SELECT id FROM links WHERE domain_id = ? LIMIT 1',
   );
   const remove = sqlite.prepare<unknown, [number]>('DELETE FROM domains WHERE id = ?');
-  /** Runs a change, then tells this process's registry once it has committed. */
+  /**
+   * Runs a change, then tells this process's registry once it has committed. The
+   * transaction takes the write lock first (IMMEDIATE): a change that reads before it
+   * writes, made by `kurz domain` beside a serving kurz, would otherwise fail at once
+   * (SQLITE_BUSY, no wait) when the server commits between its read and its write.
+   */
   const announced = <A extends unknown[], R>(work: (...args: A) => R) => {
     const inTransaction = sqlite.transaction(work);
     return (...args: A): R => {
-      const result = inTransaction(...args);
+      const result = inTransaction.immediate(...args);
       changed();
       return result;
     };
