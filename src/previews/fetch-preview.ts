@@ -9,6 +9,7 @@ import {
   PREVIEW_IMAGE_MAX,
   PREVIEW_TITLE_MAX,
 } from '../domain/link-preview.ts';
+import { abortable } from '../net/abortable.ts';
 import { isPublicAddress } from '../net/public-address.ts';
 import {
   type PinnedTarget,
@@ -163,16 +164,6 @@ async function checkedTarget(url: URL, policy: TargetPolicy): Promise<PinnedTarg
       PreviewReasons.private(answered.find((address) => !isPublicAddress(address)) ?? host),
     );
   }
-}
-
-/** `work`, or the signal's reason once it aborts (DNS lookups cannot be cancelled, only left). */
-function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const abort = () => reject(signal.reason);
-    signal.addEventListener('abort', abort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
-  });
 }
 
 /** A Content-Type's media type in lower case, and its charset if it names one. */

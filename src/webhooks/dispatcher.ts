@@ -9,6 +9,7 @@
 import { scheduleRetention } from '../clicks/retention.ts';
 import type { DomainOf } from '../links/link-json.ts';
 import { type Logger, throttled } from '../logger.ts';
+import { abortable } from '../net/abortable.ts';
 import type { DeliveryOutcome, DueDelivery, Store } from '../store/store.ts';
 import { VERSION } from '../version.ts';
 import { messageBody, messageId } from './payloads.ts';
@@ -248,16 +249,6 @@ export class WebhookDispatcher {
       return outcome(null, errorText(error));
     }
   }
-}
-
-/** `work`, or the signal's reason once it aborts (DNS lookups cannot be cancelled, only left). */
-function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const abort = () => reject(signal.reason);
-    signal.addEventListener('abort', abort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
-  });
 }
 
 /** The first `chars` characters of an answer's body, on one line; the rest is not read. */
