@@ -3,6 +3,7 @@
 
 import { isbot } from 'isbot';
 import { UAParser } from 'ua-parser-js';
+import { remembered } from '../domain/remembered.ts';
 
 export interface AgentInfo {
   /** The parser's browser name ("Chrome", "Mobile Safari", "Edge", …), or "Unknown". */
@@ -35,7 +36,7 @@ const NO_AGENT: AgentInfo = Object.freeze({
 /** Agents remembered: the same few hundred strings make almost every click. */
 export const AGENT_CACHE_SIZE = 10_000;
 
-const cache = new Map<string, AgentInfo>();
+const parseRemembered = remembered(AGENT_CACHE_SIZE, (userAgent) => parse(userAgent));
 
 /**
  * Describes a User-Agent. Parsing takes tens of microseconds, so results are remembered (up
@@ -43,15 +44,7 @@ const cache = new Map<string, AgentInfo>();
  */
 export function describeAgent(userAgent: string | null): AgentInfo {
   if (userAgent === null || userAgent === '') return NO_AGENT;
-  const known = cache.get(userAgent);
-  if (known !== undefined) return known;
-  const info = parse(userAgent);
-  if (cache.size >= AGENT_CACHE_SIZE) {
-    // A Map iterates in insertion order: the first key is the oldest.
-    cache.delete(cache.keys().next().value as string);
-  }
-  cache.set(userAgent, info);
-  return info;
+  return parseRemembered(userAgent);
 }
 
 function parse(userAgent: string): AgentInfo {

@@ -2,6 +2,7 @@
 // network), which is shown the preview page instead of being redirected.
 
 import { isbot } from 'isbot';
+import { remembered } from '../domain/remembered.ts';
 
 /**
  * What the preview fetchers' User-Agents carry, matched anywhere in the string and in any
@@ -53,7 +54,10 @@ const PREVIEW_FETCHER = new RegExp(PREVIEW_FETCHER_TOKENS.map(RegExp.escape).joi
 /** Agents remembered: the few fetchers send the same few strings again and again. */
 export const CRAWLER_CACHE_SIZE = 1_000;
 
-const cache = new Map<string, boolean>();
+const crawlerAgent = remembered(
+  CRAWLER_CACHE_SIZE,
+  (userAgent) => PREVIEW_FETCHER.test(userAgent) && isbot(userAgent),
+);
 
 /**
  * True when `userAgent` is a link-preview fetcher's: isbot calls it a bot and it carries
@@ -62,13 +66,5 @@ const cache = new Map<string, boolean>();
  */
 export function isPreviewCrawler(userAgent: string | null): boolean {
   if (userAgent === null || userAgent === '') return false;
-  const known = cache.get(userAgent);
-  if (known !== undefined) return known;
-  const crawler = PREVIEW_FETCHER.test(userAgent) && isbot(userAgent);
-  if (cache.size >= CRAWLER_CACHE_SIZE) {
-    // A Map iterates in insertion order: the first key is the oldest.
-    cache.delete(cache.keys().next().value as string);
-  }
-  cache.set(userAgent, crawler);
-  return crawler;
+  return crawlerAgent(userAgent);
 }

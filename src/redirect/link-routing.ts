@@ -6,6 +6,7 @@
 
 import { describeAgent } from '../analytics/user-agents.ts';
 import type { Browser, Condition, Rule, System, Variant } from '../domain/link-routing.ts';
+import { remembered } from '../domain/remembered.ts';
 import { toLocationHeader } from '../domain/urls.ts';
 
 /** What served a visit, kept with its click: `rule:N`, `variant:N` (0-based) or `default`. */
@@ -178,19 +179,11 @@ class Facts {
 
 /** Accept-Language headers remembered: browsers send the same few strings. */
 const LANGUAGE_CACHE_SIZE = 1000;
-const languages = new Map<string, string | null>();
+const languageOf = remembered(LANGUAGE_CACHE_SIZE, (header) => preferredLanguage(header));
 
 /** preferredLanguage, remembered for the last LANGUAGE_CACHE_SIZE headers seen. */
 function rememberedLanguage(header: string | null): string | null {
-  if (header === null) return null;
-  const known = languages.get(header);
-  if (known !== undefined) return known;
-  const tag = preferredLanguage(header);
-  if (languages.size >= LANGUAGE_CACHE_SIZE) {
-    languages.delete(languages.keys().next().value as string);
-  }
-  languages.set(header, tag);
-  return tag;
+  return header === null ? null : languageOf(header);
 }
 
 /**
