@@ -5,6 +5,7 @@
 import type { Database } from 'bun:sqlite';
 import { applyDomainChanges } from '../link-changes.ts';
 import type { Domain, DomainChanges, DomainRemoval, NewDomain } from '../store.ts';
+import { writeTransaction } from './open.ts';
 
 const COLUMNS = `id, base_url AS baseUrl, host, root_redirect AS rootRedirect,
   not_found_redirect AS notFoundRedirect, created_at AS createdAt`;
@@ -35,16 +36,11 @@ export function sqliteDomains(
     'SELECT id FROM links WHERE domain_id = ? LIMIT 1',
   );
   const remove = sqlite.prepare<unknown, [number]>('DELETE FROM domains WHERE id = ?');
-  /**
-   * Runs a change, then tells this process's registry once it has committed. The
-   * transaction takes the write lock first (IMMEDIATE): a change that reads before it
-   * writes, made by `kurz domain` beside a serving kurz, would otherwise fail at once
-   * (SQLITE_BUSY, no wait) when the server commits between its read and its write.
-   */
+  /** Runs a change in a write transaction, then tells this process's registry once it has committed. */
   const announced = <A extends unknown[], R>(work: (...args: A) => R) => {
-    const inTransaction = sqlite.transaction(work);
+    const inTransaction = writeTransaction(sqlite, work);
     return (...args: A): R => {
-      const result = inTransaction.immediate(...args);
+      const result = inTransaction(...args);
       changed();
       return result;
     };

@@ -21,6 +21,7 @@ import {
   type NewLink,
 } from '../store.ts';
 import { CLICKS_COLUMN, CLICKS_JOINS, CLICKS_OF_LINKS } from './click-counts.ts';
+import { writeTransaction } from './open.ts';
 import { LINK_CLICK_TABLES } from './schema.ts';
 import type { SqliteTags } from './tags.ts';
 import type { SqliteWebhooks } from './webhooks.ts';
@@ -205,31 +206,29 @@ function linkManagement(
       const row = byCode.get(domainId, code);
       return row === null ? undefined : detailOf(row);
     },
-    update: immediate(
-      sqlite.transaction((id: number, changes: LinkChanges): LinkDetail | undefined => {
-        const current = detailById(id);
-        if (current === undefined) return undefined;
-        const next = applyChanges(current, changes);
-        write.run(
-          next.originalUrl,
-          next.expiresAt,
-          next.maxClicks,
-          next.limitedClicks,
-          next.passwordHash,
-          next.rules,
-          next.variants,
-          next.preview,
-          id,
-        );
-        if (changes.tags !== undefined) {
-          tagDays.moveLink(id, next.userId, current.tags, next.tags);
-          tags.replace(id, next.tags);
-        }
-        hooks.linkEvent('link.updated', next, Date.now());
-        return next;
-      }),
-    ),
-    remove: immediate(sqlite.transaction((id: number): boolean => removeOne(id, Date.now()))),
+    update: writeTransaction(sqlite, (id: number, changes: LinkChanges): LinkDetail | undefined => {
+      const current = detailById(id);
+      if (current === undefined) return undefined;
+      const next = applyChanges(current, changes);
+      write.run(
+        next.originalUrl,
+        next.expiresAt,
+        next.maxClicks,
+        next.limitedClicks,
+        next.passwordHash,
+        next.rules,
+        next.variants,
+        next.preview,
+        id,
+      );
+      if (changes.tags !== undefined) {
+        tagDays.moveLink(id, next.userId, current.tags, next.tags);
+        tags.replace(id, next.tags);
+      }
+      hooks.linkEvent('link.updated', next, Date.now());
+      return next;
+    }),
+    remove: writeTransaction(sqlite, (id: number): boolean => removeOne(id, Date.now())),
     /** Removes links inside a transaction of the caller's. */
     removeOne,
     finalize() {
@@ -324,18 +323,6 @@ function linkInserts(sqlite: Database) {
   };
 }
 
-/**
- * A write transaction that takes the write lock first (IMMEDIATE). Each of these reads
- * before it writes; run by a tool beside a serving kurz (`kurz import`, `kurz user`), a
- * deferred one would fail at once (SQLITE_BUSY, no wait) when the server commits between
- * its read and its write. In the server, the one writer, it costs nothing more.
- */
-function immediate<A extends unknown[], R>(
-  transaction: ReturnType<Database['transaction']> & ((...args: A) => R),
-): (...args: A) => R {
-  return (...args: A) => transaction.immediate(...args) as R;
-}
-
 /** The link operations of the store; the façade runs each through its guards. */
 export function sqliteLinks(sqlite: Database, hooks: SqliteWebhooks, tagDays: SqliteTags) {
   const lists = linkLists(sqlite);
@@ -374,19 +361,17 @@ export function sqliteLinks(sqlite: Database, hooks: SqliteWebhooks, tagDays: Sq
   const operations = {
     // The quota is read from link_totals inside the inserting transaction; one process
     // writes a SQLite database, so concurrent creates cannot pass it together.
-    createLinks: immediate(
-      sqlite.transaction((batch: readonly NewLink[]): CreatedLink[] => {
-        const now = Date.now();
-        const owned = new Map<number, number>();
-        for (const owner of ownersWithQuota(batch)) {
-          owned.set(owner, lists.totalOfUser.get(owner)?.n ?? 0);
-        }
-        const steps = insertWithQuota(batch, owned);
-        let step = steps.next();
-        while (!step.done) step = steps.next(insertRows(step.value, now));
-        return step.value;
-      }),
-    ),
+    createLinks: writeTransaction(sqlite, (batch: readonly NewLink[]): CreatedLink[] => {
+      const now = Date.now();
+      const owned = new Map<number, number>();
+      for (const owner of ownersWithQuota(batch)) {
+        owned.set(owner, lists.totalOfUser.get(owner)?.n ?? 0);
+      }
+      const steps = insertWithQuota(batch, owned);
+      let step = steps.next();
+      while (!step.done) step = steps.next(insertRows(step.value, now));
+      return step.value;
+    }),
 
     // A page and its total are read in one transaction, so they agree with each other.
     listLinks: sqlite.transaction(({ owner, limit, offset }: LinkQuery): LinkPage => {
