@@ -2,15 +2,14 @@
 // databases: every filter alone and together, every order both ways, pages, totals and
 // cursors, each against the same list worked out here from the links as they were made.
 
-import { describe, expect, onTestFinished, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import {
   COUNTED_AHEAD,
   type LinkSearch,
   type LinkSort,
   type SearchCursor,
 } from '../../src/store/link-search.ts';
-import { openPostgres, type PostgresStore } from '../../src/store/postgres/postgres-store.ts';
-import { openSqlite } from '../../src/store/sqlite/sqlite-store.ts';
+import type { PostgresStore } from '../../src/store/postgres/postgres-store.ts';
 import {
   type Click,
   LINK_LIMIT_REACHED,
@@ -19,20 +18,7 @@ import {
   type Store,
 } from '../../src/store/store.ts';
 import { eventually } from '../support/binary.ts';
-import { atCleanUp } from '../support/cleanup.ts';
-import { freshSchemaUrl } from '../support/postgres.ts';
-
-type Backend = 'sqlite' | 'postgres';
-
-async function open(backend: Backend): Promise<Store> {
-  const store =
-    backend === 'sqlite'
-      ? openSqlite({ path: ':memory:', durability: 'normal', rollup: { intervalMs: 0 } })
-      : await openPostgres({ url: await freshSchemaUrl(), pool: 2, analyticsIntervalMs: 0 });
-  onTestFinished(() => store.close());
-  atCleanUp(() => store.close());
-  return store;
-}
+import { stillStore } from '../support/stores.ts';
 
 const click = (linkId: number): Click => ({
   linkId,
@@ -144,7 +130,7 @@ const SORTS: [LinkSort, boolean][] = [
 
 describe.each(['sqlite', 'postgres'] as const)('Searching the list on %s', (backend) => {
   test('each filter alone and together, in every order, with its total', async () => {
-    const store = await open(backend);
+    const store = await stillStore(backend);
     const { ann, bob, made, late } = await seed(store);
     const rolledUp = (l: Made) => (l.id === late.id ? 0 : l.clicks);
     const shown = made.map((l) => (l.id === late.id ? { ...l, clicks: 1 } : l));
@@ -180,7 +166,7 @@ describe.each(['sqlite', 'postgres'] as const)('Searching the list on %s', (back
   });
 
   test('pages skip and cut; cursors walk the whole list in the same order, by every sort', async () => {
-    const store = await open(backend);
+    const store = await stillStore(backend);
     await seed(store);
     for (const [sort, descending] of SORTS) {
       for (const filter of [{}, { tag: 'promo' }, { text: 'example' }]) {
@@ -221,7 +207,7 @@ describe.each(['sqlite', 'postgres'] as const)('Searching the list on %s', (back
   });
 
   test('details carry every setting and the tags, as findLinkDetail reads them', async () => {
-    const store = await open(backend);
+    const store = await stillStore(backend);
     const { made } = await seed(store);
     const search: LinkSearch = {
       owner: null,
@@ -245,7 +231,7 @@ describe.each(['sqlite', 'postgres'] as const)('Searching the list on %s', (back
   });
 
   test('a text is found in targets as they are now: changed, removed, and with any character', async () => {
-    const store = await open(backend);
+    const store = await stillStore(backend);
     const { made } = await seed(store);
     const find = async (text: string) =>
       (
@@ -265,7 +251,7 @@ describe.each(['sqlite', 'postgres'] as const)('Searching the list on %s', (back
   });
 
   test('the order by clicks follows the rollup; the clicks shown are exact at once', async () => {
-    const store = await open(backend);
+    const store = await stillStore(backend);
     const { made, late } = await seed(store);
     const top = { owner: null, sort: 'clicks', descending: true, limit: 1 } as const;
     expect((await store.searchLinks(top)).links[0]?.clicks).toBe(9);
@@ -284,7 +270,7 @@ describe.each(['sqlite', 'postgres'] as const)('Searching the list on %s', (back
   });
 
   test('a text counts its matches up to COUNTED_AHEAD past the offset; other filters count all', async () => {
-    const store = await open(backend);
+    const store = await stillStore(backend);
     const matching = COUNTED_AHEAD + 10;
     const links = Array.from(
       { length: matching + 5 },
@@ -323,7 +309,7 @@ describe.each(['sqlite', 'postgres'] as const)('Searching the list on %s', (back
   });
 
   test('the totals of one domain and one tag follow links and tags made, changed and removed', async () => {
-    const store = await open(backend);
+    const store = await stillStore(backend);
     const { made } = await seed(store);
     const total = async (filter: Partial<LinkSearch>) =>
       (
@@ -351,7 +337,7 @@ describe.each(['sqlite', 'postgres'] as const)('Searching the list on %s', (back
 
 describe('PostgreSQL: the trigram indexes', () => {
   test("a second after links are made, their pending lists are merged, off the insert's path", async () => {
-    const store = (await open('postgres')) as PostgresStore;
+    const store = (await stillStore('postgres')) as PostgresStore;
     const batch = (from: number) =>
       Array.from(
         { length: 1000 },

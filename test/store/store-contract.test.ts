@@ -24,6 +24,7 @@ import {
 import { eventually } from '../support/binary.ts';
 import { atCleanUp, tempDir } from '../support/cleanup.ts';
 import { freshSchemaUrl } from '../support/postgres.ts';
+import { stillStore } from '../support/stores.ts';
 
 type Backend = 'sqlite' | 'postgres';
 
@@ -673,17 +674,6 @@ describe.each(['sqlite', 'postgres'] as const)('Rollup of a backlog on %s', (bac
   });
 });
 
-/** A store whose click log moves only when the test moves it. */
-async function still(backend: Backend): Promise<Store> {
-  const store =
-    backend === 'sqlite'
-      ? openSqlite({ path: ':memory:', durability: 'normal', rollup: { intervalMs: 0 } })
-      : await openPostgres({ url: await freshSchemaUrl(), pool: 2, analyticsIntervalMs: 0 });
-  onTestFinished(() => store.close());
-  atCleanUp(() => store.close());
-  return store;
-}
-
 /** Moves the oldest `limit` clicks of the log, as one step of the rollup does. */
 async function moveSome(store: Store, limit: number): Promise<void> {
   if (store.kind === 'sqlite') {
@@ -769,7 +759,7 @@ describe.each(['sqlite', 'postgres'] as const)(
   'Counts of the log (pending_values) on %s',
   (backend) => {
     test('equal a fold of the log after clicks are written, the same keys again, and clicks imported', async () => {
-      const store = await still(backend);
+      const store = await stillStore(backend);
       const [a, b] = [await make(store, 'a'), await make(store, 'b')];
       await store.recordClicks([...varied(a.id, 40), ...varied(b.id, 7)]);
       await store.recordClicks(varied(a.id, 40, 3));
@@ -785,7 +775,7 @@ describe.each(['sqlite', 'postgres'] as const)(
     });
 
     test('equal a fold of the log after a partial rollup, and are empty once it has all moved', async () => {
-      const store = await still(backend);
+      const store = await stillStore(backend);
       const [a, b] = [await make(store, 'a'), await make(store, 'b')];
       await store.recordClicks([...varied(a.id, 30), ...varied(b.id, 30)]);
       await store.recordClicks(varied(a.id, 30, 30));
@@ -799,7 +789,7 @@ describe.each(['sqlite', 'postgres'] as const)(
     });
 
     test('count only the clicks a limited link keeps, not those it refuses', async () => {
-      const store = await still(backend);
+      const store = await stillStore(backend);
       const [a, b] = [await make(store, 'a', { maxClicks: 3 }), await make(store, 'b')];
       const refused = await store.recordClicks([
         ...varied(a.id, 5).map((c) => ({ ...c, limited: true })),
@@ -816,7 +806,7 @@ describe.each(['sqlite', 'postgres'] as const)(
     });
 
     test('go with a deleted link, and its clicks committed after it leave none behind', async () => {
-      const store = await still(backend);
+      const store = await stillStore(backend);
       const [a, b] = [await make(store, 'a'), await make(store, 'b')];
       await store.recordClicks([...varied(a.id, 20), ...varied(b.id, 20)]);
       expect(await store.deleteLink(a.id)).toBe(true);
@@ -833,7 +823,7 @@ describe.each(['sqlite', 'postgres'] as const)(
     });
 
     test('stats of a backlog fold them as the rollup folds the clicks', async () => {
-      const store = await still(backend);
+      const store = await stillStore(backend);
       const a = await make(store, 'a');
       const clicks = [...varied(a.id, 60), ...varied(a.id, 60, 7)];
       await store.recordClicks(clicks);

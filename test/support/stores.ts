@@ -1,0 +1,25 @@
+// A fresh store of either engine for the store tests: SQLite in memory or a PostgreSQL
+// schema of its own, whose click log moves only when the test moves it.
+
+import { onTestFinished } from 'bun:test';
+import { openPostgres } from '../../src/store/postgres/postgres-store.ts';
+import { openSqlite } from '../../src/store/sqlite/sqlite-store.ts';
+import type { Store } from '../../src/store/store.ts';
+import { atCleanUp } from './cleanup.ts';
+import { freshSchemaUrl } from './postgres.ts';
+
+export type Backend = 'sqlite' | 'postgres';
+
+/**
+ * A store whose click log moves only when the test moves it, closed when its test ends
+ * (PostgreSQL allows about a hundred connections in all) and at the run's clean-up.
+ */
+export async function stillStore(backend: Backend): Promise<Store> {
+  const store =
+    backend === 'sqlite'
+      ? openSqlite({ path: ':memory:', durability: 'normal', rollup: { intervalMs: 0 } })
+      : await openPostgres({ url: await freshSchemaUrl(), pool: 2, analyticsIntervalMs: 0 });
+  onTestFinished(() => store.close());
+  atCleanUp(() => store.close());
+  return store;
+}
