@@ -19,16 +19,26 @@ import {
 
 const millis = (name: string) => bigint(name, { mode: 'number' });
 
-export const users = pgTable('users', {
-  // BY DEFAULT, not ALWAYS: `kurz copy` inserts the ids it copies.
-  id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
-  // Stored trimmed and lower-cased, so uniqueness is case-insensitive.
-  email: varchar('email', { length: 255 }).notNull().unique(),
-  passwordHash: text('password_hash').notNull(),
-  createdAt: millis('created_at').notNull(),
-  // Raised when the password changes: tokens of an older version are refused.
-  tokenVersion: integer('token_version').notNull().default(0),
-});
+export const users = pgTable(
+  'users',
+  {
+    // BY DEFAULT, not ALWAYS: `kurz copy` inserts the ids it copies.
+    id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+    // Stored trimmed and lower-cased, so uniqueness is case-insensitive.
+    email: varchar('email', { length: 255 }).notNull().unique(),
+    passwordHash: text('password_hash').notNull(),
+    createdAt: millis('created_at').notNull(),
+    // Raised when the password changes: tokens of an older version are refused.
+    tokenVersion: integer('token_version').notNull().default(0),
+    // As on SQLite: the admin role, the moment an admin disabled the account, and the
+    // OpenID provider's issuer and subject the account signs in as.
+    admin: boolean('admin').notNull().default(false),
+    disabledAt: millis('disabled_at'),
+    oidcIssuer: text('oidc_issuer'),
+    oidcSubject: text('oidc_subject'),
+  },
+  (table) => [uniqueIndex('users_oidc').on(table.oidcIssuer, table.oidcSubject)],
+);
 
 // The short domains besides the default one (domain 0, --base-url's, which has no row).
 export const domains = pgTable('domains', {
@@ -66,6 +76,9 @@ export const links = pgTable(
     rules: text('rules'),
     variants: text('variants'),
     preview: text('preview'),
+    // When an admin disabled the link, and why; null: enabled.
+    disabledAt: millis('disabled_at'),
+    disabledReason: text('disabled_reason'),
   },
   (table) => [
     uniqueIndex('links_domain_code').on(table.domainId, table.shortCode),
@@ -333,6 +346,35 @@ export const webhookDeliveries = pgTable(
     index('webhook_deliveries_webhook').on(table.webhookId, table.id),
   ],
 );
+
+/** Reports of abusive links, as on SQLite: they keep the code and domain they named. */
+export const reports = pgTable(
+  'reports',
+  {
+    id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+    linkId: integer('link_id'),
+    domainId: integer('domain_id').notNull().default(0),
+    shortCode: varchar('short_code', { length: 32 }).notNull(),
+    reason: text('reason').notNull(),
+    details: text('details'),
+    createdAt: millis('created_at').notNull(),
+    resolvedAt: millis('resolved_at'),
+    resolution: text('resolution'),
+    resolvedBy: integer('resolved_by'),
+  },
+  (table) => [
+    index('reports_waiting').on(table.id).where(sql`${table.resolvedAt} IS NULL`),
+    index('reports_link').on(table.linkId),
+  ],
+);
+
+/** The blocklist's entries kept in the database, shared by every instance (as on SQLite). */
+export const blockedHosts = pgTable('blocked_hosts', {
+  host: text('host').primaryKey(),
+  reason: text('reason'),
+  createdAt: millis('created_at').notNull(),
+  addedBy: integer('added_by'),
+});
 
 /**
  * The tables whose rows belong to one link, by `link_id`: its clicks in every form and

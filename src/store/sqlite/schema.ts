@@ -11,16 +11,29 @@ import {
   uniqueIndex,
 } from 'drizzle-orm/sqlite-core';
 
-export const users = sqliteTable('users', {
-  id: integer('id').primaryKey({ autoIncrement: true }),
-  // Stored trimmed and lower-cased, so uniqueness is case-insensitive.
-  email: text('email', { length: 255 }).notNull().unique(),
-  passwordHash: text('password_hash').notNull(),
-  createdAt: integer('created_at').notNull(),
-  // Raised when the password changes: a token carries the version it was issued under,
-  // and one of an older version is refused, so a new password ends every session.
-  tokenVersion: integer('token_version').notNull().default(0),
-});
+export const users = sqliteTable(
+  'users',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    // Stored trimmed and lower-cased, so uniqueness is case-insensitive.
+    email: text('email', { length: 255 }).notNull().unique(),
+    passwordHash: text('password_hash').notNull(),
+    createdAt: integer('created_at').notNull(),
+    // Raised when the password changes: a token carries the version it was issued under,
+    // and one of an older version is refused, so a new password ends every session.
+    tokenVersion: integer('token_version').notNull().default(0),
+    // An admin reaches /api/admin and the admin panel (kurz user promote, or the OIDC
+    // admin claim).
+    admin: integer('admin', { mode: 'boolean' }).notNull().default(false),
+    // When an admin disabled the account; null: enabled. A disabled user's tokens and API
+    // keys are refused at once, and they cannot sign in.
+    disabledAt: integer('disabled_at'),
+    // The OpenID provider's issuer and subject the account signs in as; null: none yet.
+    oidcIssuer: text('oidc_issuer'),
+    oidcSubject: text('oidc_subject'),
+  },
+  (table) => [uniqueIndex('users_oidc').on(table.oidcIssuer, table.oidcSubject)],
+);
 
 // The short domains besides the default one (whose base URL is --base-url's, and which
 // is domain 0: it has no row, so a new --base-url moves its links with it).
@@ -66,6 +79,10 @@ export const links = sqliteTable(
     rules: text('rules'),
     variants: text('variants'),
     preview: text('preview'),
+    // When an admin disabled the link (it answers 410 and counts nothing), and why (shown
+    // on the disabled-link page); null: enabled.
+    disabledAt: integer('disabled_at'),
+    disabledReason: text('disabled_reason'),
     // No click counter here: counts are kept apart (see click-counts.ts), so that a
     // redirect never rewrites a random page of this table.
   },
@@ -337,6 +354,47 @@ export const webhookDeliveries = sqliteTable(
     index('webhook_deliveries_webhook').on(table.webhookId, table.id),
   ],
 );
+
+/**
+ * Reports of abusive links, sent by anyone (POST /api/reports) and resolved by an admin.
+ * A report keeps the code and domain it named, so it outlives its link's removal.
+ */
+export const reports = sqliteTable(
+  'reports',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    // The link reported when the report was made; no foreign key: a report outlives it.
+    linkId: integer('link_id'),
+    domainId: integer('domain_id').notNull().default(0),
+    shortCode: text('short_code', { length: 32 }).notNull(),
+    // phishing, malware, spam, illegal or other.
+    reason: text('reason').notNull(),
+    details: text('details'),
+    createdAt: integer('created_at').notNull(),
+    // When an admin resolved it, how (disable_link, disable_user, dismiss) and who (a
+    // user id; null: the admin token); all null while it waits.
+    resolvedAt: integer('resolved_at'),
+    resolution: text('resolution'),
+    resolvedBy: integer('resolved_by'),
+  },
+  (table) => [
+    index('reports_waiting').on(table.id).where(sql`${table.resolvedAt} IS NULL`),
+    index('reports_link').on(table.linkId),
+  ],
+);
+
+/**
+ * Hosts new links may not point to, added by admins (often when disabling a link for
+ * abuse): the database's part of the blocklist, beside the --blocklist file, shared by
+ * every instance on the database. A host blocks its subdomains too, as the file's do.
+ */
+export const blockedHosts = sqliteTable('blocked_hosts', {
+  host: text('host').primaryKey(),
+  reason: text('reason'),
+  createdAt: integer('created_at').notNull(),
+  // The admin who added it (a user id; null: the admin token).
+  addedBy: integer('added_by'),
+});
 
 /**
  * The tables whose rows belong to one link, by `link_id`: its clicks in every form, and its tags.
