@@ -5,9 +5,10 @@
 import { gather, readWords, valued } from './args.ts';
 import { type Config, ConfigError } from './config.ts';
 import { COPY_USAGE, type CopyCommand, parseCopy } from './copy.ts';
-import { SERVER_FLAG_ENVS, serverConfig } from './flags.ts';
+import { REDIRECT_URI_SHOWN, SERVER_FLAG_ENVS, serverConfig } from './flags.ts';
 import { HEALTHCHECK_USAGE, type HealthcheckCommand, parseHealthcheck } from './healthcheck.ts';
 import { USAGE } from './help.ts';
+import { oidcRedirectUri } from './oidc-flags.ts';
 import { isTool, parseTool, TOOL_SPECS, TOOLS, type ToolCommand } from './tools.ts';
 
 /** Commands that read the server's configuration; `serve` is the default. */
@@ -30,7 +31,7 @@ export function parseCommandLine(
 ): Command {
   const word = argv[0] !== undefined && !argv[0].startsWith('-') ? argv[0] : undefined;
   if (argv.includes('--help') || argv.includes('-h')) {
-    return { kind: 'help', usage: helpFor(word) };
+    return { kind: 'help', usage: helpFor(word, baseUrlGiven(argv, env)) };
   }
   if (argv.includes('--version') || argv.includes('-v')) return { kind: 'version' };
 
@@ -47,10 +48,26 @@ export function parseCommandLine(
   return { kind, config: serverConfig(given) };
 }
 
-/** The usage text of `kurz [WORD] --help`: one command's, or the whole program's. */
-function helpFor(word: string | undefined): string {
+/**
+ * The usage text of `kurz [WORD] --help`: one command's, or the whole program's, which
+ * shows the OIDC redirect URI of the base URL when one is given (flag or variable).
+ */
+function helpFor(word: string | undefined, baseUrl: string | undefined): string {
   if (word !== undefined && isTool(word)) return TOOL_SPECS[word].usage;
   if (word === 'copy') return COPY_USAGE;
   if (word === 'healthcheck') return HEALTHCHECK_USAGE;
-  return USAGE;
+  if (baseUrl === undefined) return USAGE;
+  return USAGE.replace(REDIRECT_URI_SHOWN, oidcRedirectUri(baseUrl));
+}
+
+/** The --base-url given beside --help, when it is a usable one. */
+function baseUrlGiven(
+  argv: readonly string[],
+  env: Record<string, string | undefined>,
+): string | undefined {
+  const at = argv.indexOf('--base-url');
+  const inline = argv.find((word) => word.startsWith('--base-url='));
+  const value = at >= 0 ? argv[at + 1] : (inline?.slice('--base-url='.length) ?? env.KURZ_BASE_URL);
+  const url = value === undefined ? null : URL.parse(value);
+  return url && /^https?:$/.test(url.protocol) ? (value as string) : undefined;
 }

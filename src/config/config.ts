@@ -8,6 +8,25 @@ export type Durability = 'normal' | 'full';
 export type Registration = 'open' | 'closed';
 export type LogFormat = 'text' | 'json';
 
+/**
+ * Sign-in through an OpenID Provider (accounts mode). `issuer` undefined: no OIDC; the
+ * rest is checked against it at start-up (checkSignIn in oidc-flags.ts).
+ */
+export interface OidcSettings {
+  /** The provider's issuer URL, as its discovery document names it. */
+  issuer: string | undefined;
+  clientId: string | undefined;
+  /** undefined: a public client (PKCE alone). */
+  clientSecret: string | undefined;
+  /** The sign-in button's label. */
+  name: string;
+  scopes: string[];
+  /** E-mail domains (lower case) that may sign in through the provider; empty: any. */
+  allowedDomains: string[];
+  /** The claim whose value makes an admin (`groups` = `kurz-admins`); undefined: none. */
+  adminClaim: { name: string; value: string } | undefined;
+}
+
 /** At most `count` requests per `windowMs`, refilled evenly (a token bucket of `count`). */
 export interface RateLimit {
   count: number;
@@ -78,6 +97,10 @@ export interface Config {
   metricsToken: string | undefined;
   /** Plain lines, or one JSON object a line. */
   logFormat: LogFormat;
+  /** Sign-in through an OpenID Provider (accounts mode). */
+  oidc: OidcSettings;
+  /** false: register and password login answer 403; only the provider signs people in. */
+  passwordLogin: boolean;
   /** One line per request answered (off by default). */
   accessLog: boolean;
 }
@@ -111,12 +134,25 @@ export const DEFAULTS = {
   webhookAllowPrivate: false,
   logFormat: 'text',
   accessLog: false,
+  passwordLogin: true,
 } as const satisfies Partial<Config>;
+
+/** What the OIDC flags hold when not given. */
+export const OIDC_DEFAULTS = { name: 'Single sign-on', scopes: 'openid email profile' } as const;
 
 /** A fresh, complete configuration with every default (lists and limits are new copies). */
 export function defaultConfig(): Config {
   return {
     ...DEFAULTS,
+    oidc: {
+      issuer: undefined,
+      clientId: undefined,
+      clientSecret: undefined,
+      name: OIDC_DEFAULTS.name,
+      scopes: OIDC_DEFAULTS.scopes.split(' '),
+      allowedDomains: [],
+      adminClaim: undefined,
+    },
     baseUrl: undefined,
     jwtSecret: undefined,
     adminToken: undefined,

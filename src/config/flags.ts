@@ -12,6 +12,7 @@ import {
   defaultConfig,
   type RateLimits,
 } from './config.ts';
+import { checkSignIn, OIDC_CALLBACK_PATH, SIGN_IN_FLAGS } from './oidc-flags.ts';
 import {
   formatRate,
   formatSize,
@@ -29,6 +30,9 @@ import {
   wholeNumber,
 } from './values.ts';
 
+/** Where `kurz --help` shows the redirect URI: the base URL given with --help replaces it. */
+export const REDIRECT_URI_SHOWN = `{base_url}${OIDC_CALLBACK_PATH}`;
+
 /** The groups of `kurz --help`, in its order, with their headings. */
 export const SECTIONS = {
   general: 'Flags (each also read from the environment variable shown):',
@@ -36,6 +40,7 @@ export const SECTIONS = {
   network: 'Network and browsers:',
   webhooks: 'Webhooks:',
   metrics: 'Metrics and logs:',
+  signIn: `Sign-in (accounts mode). The redirect URI to register at the OpenID Provider:\n  ${REDIRECT_URI_SHOWN}`,
 } as const;
 
 export interface ServerFlag {
@@ -427,6 +432,7 @@ export const SERVER_FLAGS: readonly ServerFlag[] = [
       c.webhookAllowPrivate = onOff(v);
     },
   },
+  ...SIGN_IN_FLAGS,
 ];
 
 const BY_FLAG = new Map(SERVER_FLAGS.map((spec) => [spec.flag, spec]));
@@ -446,8 +452,10 @@ export function applyFlag(flag: string, label: string, value: string, config: Co
 export function serverConfig(given: Given): Config {
   oneWayOrTheOther(given, '--jwt-secret', '--jwt-secret-file');
   oneWayOrTheOther(given, '--metrics-token', '--metrics-token-file');
+  oneWayOrTheOther(given, '--oidc-client-secret', '--oidc-client-secret-file');
   const config = defaultConfig();
   for (const [flag, { label, value }] of given) applyFlag(flag, label, value, config);
+  checkSignIn(given, config);
   return config;
 }
 

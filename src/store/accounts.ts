@@ -77,3 +77,48 @@ export interface AccountStore {
   /** Records a key's use (callers write it at most once a minute per key). */
   touchApiKey(id: number, at: number): Promise<void>;
 }
+
+/** Who someone is at an OpenID Provider: its issuer URL and their subject there. */
+export interface OidcIdentity {
+  issuer: string;
+  subject: string;
+}
+
+/** An account as an OIDC sign-in needs it: enough to refuse it or to issue its token. */
+export interface OidcAccount {
+  id: number;
+  email: string;
+  tokenVersion: number;
+  admin: boolean;
+  /** When an admin disabled the account; null: enabled. */
+  disabledAt: number | null;
+}
+
+/** linkOidc's answer for an account already linked to another subject of the same issuer. */
+export const LINKED_ELSEWHERE = 'linked-elsewhere';
+
+/** Sign-in through an OpenID Provider (auth/oidc-accounts.ts decides; these only read and write). */
+export interface OidcAccountStore {
+  /** The account that signed in as `identity` before; undefined: none. */
+  findUserByOidc(identity: OidcIdentity): Promise<OidcAccount | undefined>;
+  /**
+   * Links the account of `email` to `identity`, unless it is linked to another subject
+   * of the same issuer (a subject of another issuer is replaced: the operator changed
+   * providers); undefined: no account has that e-mail.
+   */
+  linkOidc(
+    email: string,
+    identity: OidcIdentity,
+  ): Promise<OidcAccount | typeof LINKED_ELSEWHERE | undefined>;
+  /**
+   * A new account linked to `identity`, without a password (its hash is '', which no
+   * password matches); undefined when the e-mail or the identity is taken meanwhile.
+   */
+  createOidcUser(
+    email: string,
+    identity: OidcIdentity,
+    admin: boolean,
+  ): Promise<OidcAccount | undefined>;
+  /** Grants or takes away the admin role; false when no such user. */
+  setUserAdmin(id: number, admin: boolean): Promise<boolean>;
+}

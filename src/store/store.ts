@@ -79,7 +79,7 @@ export type LinkChanges = {
 
 import type { ClickRow, DayCount } from '../domain/clicks.ts';
 import type { DeliveryType, WebhookEvent } from '../domain/webhooks.ts';
-import type { AccountStore } from './accounts.ts';
+import type { AccountStore, OidcAccountStore } from './accounts.ts';
 import type { FoundLinks, LinkSearch } from './link-search.ts';
 import type { TagStore } from './tags.ts';
 
@@ -445,7 +445,7 @@ export interface SettingsStore {
 }
 
 /** Sign-up and log-in; the rest of accounts is AccountStore's (accounts.ts). */
-export interface UserStore extends AccountStore {
+export interface UserStore extends AccountStore, OidcAccountStore {
   /** Returns undefined when the e-mail is already registered. */
   createUser(email: string, passwordHash: string): Promise<User | undefined>;
   findUserByEmail(email: string): Promise<UserWithHash | undefined>;

@@ -52,6 +52,16 @@ describe('command line', () => {
       metricsToken: undefined,
       logFormat: 'text',
       accessLog: false,
+      passwordLogin: true,
+      oidc: {
+        issuer: undefined,
+        clientId: undefined,
+        clientSecret: undefined,
+        name: 'Single sign-on',
+        scopes: ['openid', 'email', 'profile'],
+        allowedDomains: [],
+        adminClaim: undefined,
+      },
     });
   });
 
@@ -130,6 +140,9 @@ describe('command line', () => {
       metricsToken: 'm'.repeat(32),
       logFormat: 'json',
       accessLog: true,
+      // Open mode has no sign-in: test/cli/oidc-flags.test.ts reads those variables.
+      passwordLogin: true,
+      oidc: expect.objectContaining({ issuer: undefined }),
     });
     expect(config(['--mode', 'accounts', '--port=9000'], env)).toMatchObject({
       mode: 'accounts',

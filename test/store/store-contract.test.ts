@@ -5,7 +5,12 @@
 import { describe, expect, onTestFinished, test } from 'bun:test';
 import { LOG_COLUMNS, PendingTally } from '../../src/domain/clicks.ts';
 import { linkEventRecord } from '../../src/domain/webhooks.ts';
-import { type ApiKey, KEY_LIMIT_REACHED, type NewApiKey } from '../../src/store/accounts.ts';
+import {
+  type ApiKey,
+  KEY_LIMIT_REACHED,
+  LINKED_ELSEWHERE,
+  type NewApiKey,
+} from '../../src/store/accounts.ts';
 import { embeddedMigrations } from '../../src/store/embedded-migrations.ts' with { type: 'macro' };
 import { createdDetail } from '../../src/store/outbox.ts';
 import { PostgresAnalytics } from '../../src/store/postgres/analytics.ts';
@@ -218,6 +223,68 @@ describe.each(['sqlite', 'postgres'] as const)('Store contract on %s', (backend)
       { id: ann.id, email: 'ann@example.com', createdAt: expect.any(Number), links: 2 },
       { id: bob.id, email: 'bob@example.com', createdAt: expect.any(Number), links: 0 },
     ]);
+  });
+
+  test('OIDC accounts: made without a password, found by subject, linked by e-mail, and given the admin role', async () => {
+    const store = await open(backend);
+    const issuer = 'https://idp.example';
+    const made = await store.createOidcUser('ann@example.com', { issuer, subject: 's-ann' }, false);
+    expect(made).toEqual({
+      id: expect.any(Number),
+      email: 'ann@example.com',
+      tokenVersion: 0,
+      admin: false,
+      disabledAt: null,
+    });
+    const ann = made as { id: number };
+    // No password matches the empty hash; `kurz user passwd` may give one.
+    expect(await store.findUserByEmail('ann@example.com')).toMatchObject({ passwordHash: '' });
+    expect(await store.findUserByOidc({ issuer, subject: 's-ann' })).toEqual(made);
+    expect(await store.findUserByOidc({ issuer, subject: 's-bob' })).toBeUndefined();
+    expect(
+      await store.findUserByOidc({ issuer: 'https://other.example', subject: 's-ann' }),
+    ).toBeUndefined();
+    // Taken e-mail, taken identity: no account.
+    expect(
+      await store.createOidcUser('ann@example.com', { issuer, subject: 's-2' }, false),
+    ).toBeUndefined();
+    expect(
+      await store.createOidcUser('ann2@example.com', { issuer, subject: 's-ann' }, false),
+    ).toBeUndefined();
+
+    expect(await store.setUserAdmin(ann.id, true)).toBe(true);
+    expect(await store.findUserByOidc({ issuer, subject: 's-ann' })).toMatchObject({ admin: true });
+    expect(await store.setUserAdmin(ann.id, false)).toBe(true);
+    expect(await store.setUserAdmin(9999, true)).toBe(false);
+
+    const bob = (await store.createUser('bob@example.com', 'hash-b')) as User;
+    expect(await store.linkOidc('nobody@example.com', { issuer, subject: 's-x' })).toBeUndefined();
+    expect(await store.linkOidc('bob@example.com', { issuer, subject: 's-bob' })).toEqual({
+      id: bob.id,
+      email: 'bob@example.com',
+      tokenVersion: 0,
+      admin: false,
+      disabledAt: null,
+    });
+    expect(await store.findUserByOidc({ issuer, subject: 's-bob' })).toMatchObject({ id: bob.id });
+    // The password stays: both ways sign in.
+    expect(await store.findUserByEmail('bob@example.com')).toMatchObject({
+      passwordHash: 'hash-b',
+    });
+    // Another subject of the same issuer does not take the account over …
+    expect(await store.linkOidc('bob@example.com', { issuer, subject: 's-mallory' })).toBe(
+      LINKED_ELSEWHERE,
+    );
+    // … but another issuer's does (the operator changed providers).
+    const moved = { issuer: 'https://new-idp.example', subject: 'n-bob' };
+    expect(await store.linkOidc('bob@example.com', moved)).toMatchObject({ id: bob.id });
+    expect(await store.findUserByOidc(moved)).toMatchObject({ id: bob.id });
+    expect(await store.findUserByOidc({ issuer, subject: 's-bob' })).toBeUndefined();
+    expect(
+      await store.createOidcUser('cid@example.com', { issuer, subject: 's-cid' }, true),
+    ).toMatchObject({
+      admin: true,
+    });
   });
 
   test('removing a user takes their keys, and their links with every click, or hands the links to no one', async () => {

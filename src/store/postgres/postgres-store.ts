@@ -18,6 +18,7 @@ import { PostgresDomains } from './domains.ts';
 import { PostgresLinkSearch } from './link-search.ts';
 import { PostgresLinks } from './links.ts';
 import { LINKS_CHANNEL, PostgresNotices } from './notices.ts';
+import { PostgresOidcAccounts } from './oidc-accounts.ts';
 import { classify, connect, deadline, type PostgresOptions } from './open.ts';
 import { TrigramUpkeep } from './search-upkeep.ts';
 import { PostgresSettings } from './settings.ts';
@@ -87,6 +88,7 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresSt
     // per click (13.3 µs against 11.3), which several instances would feel.
     writeConcurrency: Math.max(1, Math.min(2, Math.floor(options.pool / 2))),
     ...guarded(new PostgresAccounts(client, LINKS_CHANNEL), run),
+    ...guarded(new PostgresOidcAccounts(client), run),
     ...guarded(new PostgresLinks(client, () => upkeep.created()), run),
     ...guarded(new PostgresLinkSearch(client), run),
     ...guarded(new PostgresDomains(client), run),

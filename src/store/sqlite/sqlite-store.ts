@@ -15,6 +15,7 @@ import { sqliteClickSteps, sqliteClicks } from './click-log.ts';
 import { sqliteDomains } from './domains.ts';
 import { sqliteLinkSearch } from './link-search.ts';
 import { sqliteLinks } from './links.ts';
+import { sqliteOidcAccounts } from './oidc-accounts.ts';
 import {
   classify,
   isBusyCause,
@@ -62,6 +63,7 @@ export function openSqlite(options: SqliteOptions): SqliteStore {
   const analytics = new SqliteAnalytics(sqlite, tags);
   const hooks = sqliteWebhooks(sqlite);
   const accounts = sqliteAccounts(sqlite);
+  const oidcAccounts = sqliteOidcAccounts(sqlite);
   const settings = sqliteSettings(sqlite);
   const links = sqliteLinks(sqlite, hooks, tags);
   const search = sqliteLinkSearch(sqlite);
@@ -96,6 +98,11 @@ export function openSqlite(options: SqliteOptions): SqliteStore {
       'createApiKey',
       'deleteApiKey',
       'touchApiKey',
+    ]),
+    ...guardedWrites(oidcAccounts.operations, read, write, [
+      'linkOidc',
+      'createOidcUser',
+      'setUserAdmin',
     ]),
     ...guardedWrites(links.operations, read, write, ['createLinks', 'updateLink', 'deleteLink']),
     ...guardedWrites(search.operations, read, write, []),
@@ -203,7 +210,16 @@ export function openSqlite(options: SqliteOptions): SqliteStore {
         // A handle with live statements would linger; finalize ours so the files really close.
         analytics.finalize();
         tags.finalize();
-        for (const area of [links, search, domains, accounts, settings, hooks, clicks])
+        for (const area of [
+          links,
+          search,
+          domains,
+          accounts,
+          oidcAccounts,
+          settings,
+          hooks,
+          clicks,
+        ])
           area.finalize();
         totals.finalize();
         sqlite.run('PRAGMA main.wal_checkpoint(TRUNCATE)');
