@@ -4,6 +4,8 @@
 import { type AnyElysia, Elysia } from 'elysia';
 import { countryOf } from './analytics/countries.ts';
 import { keyRoutes } from './auth/key-routes.ts';
+import type { RelyingParty } from './auth/oidc-client.ts';
+import { oidcRoutes } from './auth/oidc-routes.ts';
 import { type HashingCost, PasswordHasher } from './auth/passwords.ts';
 import { authRoutes } from './auth/routes.ts';
 import { TokenKey } from './auth/tokens.ts';
@@ -93,6 +95,13 @@ export interface AppDeps {
   adminToken?: string;
   /** Whether anyone may register (accounts mode); open when absent. */
   registration?: Registration;
+  /** false (--password-login off): only the OpenID Provider signs people in; true when absent. */
+  passwordLogin?: boolean;
+  /**
+   * Sign-in through an OpenID Provider (accounts mode, --oidc-issuer), which the caller
+   * starts (discovery) and stops; absent: none.
+   */
+  oidc?: RelyingParty;
   /**
    * The sender of the webhook outbox, which the caller starts and stops (the binary
    * does); absent: one with private targets refused that is never started, so webhooks
@@ -314,6 +323,8 @@ export function createApp(deps: AppDeps) {
     app.use(
       authRoutes({
         registration: deps.registration ?? 'open',
+        passwordLogin: deps.passwordLogin ?? true,
+        oidc: deps.oidc?.settings,
         store,
         secret,
         tokenTtlSeconds: deps.tokenTtlSeconds,
@@ -322,6 +333,19 @@ export function createApp(deps: AppDeps) {
         clientOf,
       }),
     );
+    if (deps.oidc !== undefined) {
+      app.use(
+        oidcRoutes({
+          party: deps.oidc,
+          store,
+          secret,
+          tokenTtlSeconds: deps.tokenTtlSeconds,
+          registration: deps.registration ?? 'open',
+          baseUrl: deps.baseUrl,
+          log,
+        }),
+      );
+    }
     app.use(keyRoutes({ store, secret }));
   }
   // Last: the catch-all code route must not shadow the fixed paths above.

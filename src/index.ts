@@ -2,10 +2,12 @@
 // shut down cleanly on SIGINT/SIGTERM.
 
 import { createApp, createWriters, drainWriters } from './app.ts';
+import { RelyingParty } from './auth/oidc-client.ts';
 import { TokenKey } from './auth/tokens.ts';
 import { backupCommand } from './backup/sqlite-backup.ts';
 import { parseCommandLine } from './config/cli.ts';
 import { type Config, ConfigError } from './config/config.ts';
+import { oidcRedirectUri } from './config/oidc-flags.ts';
 import { readBlocklist } from './config/values.ts';
 import { copyCommand } from './copy/command.ts';
 import { describeDatabase } from './domain/database-url.ts';
@@ -192,6 +194,17 @@ async function serve(config: Config): Promise<number> {
     log,
     policy: { allowPrivate: config.webhookAllowPrivate, resolve: systemResolve },
   });
+  // Discovered in the background: a provider that cannot be reached yet does not hold the start.
+  const { issuer, clientId } = config.oidc;
+  const oidc =
+    issuer === undefined || clientId === undefined
+      ? undefined
+      : new RelyingParty({
+          settings: { ...config.oidc, issuer, clientId },
+          redirectUri: () => oidcRedirectUri(baseUrl ?? ''),
+          log,
+        });
+  oidc?.start();
   const app = createApp({
     // Auto previews read target pages as webhooks are delivered: private addresses
     // only with --webhook-allow-private.
@@ -211,6 +224,8 @@ async function serve(config: Config): Promise<number> {
     maxLinksPerUser: config.maxLinksPerUser,
     adminToken: config.adminToken,
     registration: config.registration,
+    passwordLogin: config.passwordLogin,
+    oidc,
     webhooks,
     metricsToken: config.metricsToken,
     accessLog: config.accessLog,
@@ -271,6 +286,7 @@ async function serve(config: Config): Promise<number> {
       clearTimeout(timer);
       // Then every pending click and link is committed before the database closes; the
       // webhook calls in flight are left, to be sent again (their messages stay in the outbox).
+      oidc?.stop();
       await Promise.all([drainWriters(writers), webhooks.stop()]);
       await closeStore(store);
       resolve(0);

@@ -63,3 +63,36 @@ export const Session = t.Object(
   },
   { title: 'Session', description: 'A token and the public user.' },
 );
+
+export const SignInMethods = t.Object(
+  {
+    password: t.Boolean({
+      description: 'Whether e-mail and password sign in (`--password-login`).',
+    }),
+    registration: t.Union([t.Literal('open'), t.Literal('closed')], {
+      description:
+        '`closed`: only the operator makes accounts (and, with `--oidc-allowed-domains`, the provider for those domains).',
+    }),
+    oidc: t.Union(
+      [
+        t.Object(
+          {
+            name: t.String({ description: "The button's label (`--oidc-name`)." }),
+            login_url: t.String({
+              description: 'Where the button leads: GET it in the browser (not with fetch).',
+              examples: ['/api/auth/oidc/login'],
+            }),
+          },
+          { title: 'OidcMethod' },
+        ),
+        t.Null(),
+      ],
+      { description: 'Sign-in through an OpenID Provider; null when none is configured.' },
+    ),
+  },
+  { title: 'SignInMethods', description: 'How people may sign in, for a sign-in page.' },
+);
+
+/** A page of the OIDC sign-in, for the OpenAPI document. */
+export const OidcPage = (description: string) =>
+  t.String({ contentMediaType: 'text/html', description });

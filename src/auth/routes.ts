@@ -1,4 +1,5 @@
-// POST /api/auth/register and /api/auth/login (accounts mode only).
+// POST /api/auth/register and /api/auth/login, and GET /api/auth/methods, which tells a
+// sign-in page which of them (and which OpenID Provider) it may offer (accounts mode only).
 
 import type { Static } from '@sinclair/typebox';
 import { Elysia } from 'elysia';
@@ -15,13 +16,19 @@ import {
   perClientLeft,
 } from '../net/abuse-limits.ts';
 import type { Store, User } from '../store/store.ts';
-import { LoginBody, RegisterBody, Session } from './model.ts';
+import { LoginBody, RegisterBody, Session, SignInMethods } from './model.ts';
+import { OIDC_LOGIN_PATH } from './oidc-routes.ts';
 import type { PasswordHasher } from './passwords.ts';
+import { issueSession } from './session.ts';
 import type { TokenKey } from './tokens.ts';
 
 export interface AuthRoutesOptions {
   /** closed: registering answers 403 `Registration is closed`, before the body is checked. */
   registration: Registration;
+  /** false (--password-login off): register and login answer 403, before the body is checked. */
+  passwordLogin: boolean;
+  /** The OpenID Provider's button, when one is configured (--oidc-issuer, --oidc-name). */
+  oidc: { name: string } | undefined;
   store: Store;
   secret: TokenKey;
   tokenTtlSeconds: number;
@@ -36,17 +43,33 @@ export function authRoutes(options: AuthRoutesOptions) {
   const registrationOpen = () => {
     if (options.registration === 'closed') throw new ApiError(403, Messages.registrationClosed);
   };
+  const passwordsOn = () => {
+    if (!options.passwordLogin) throw new ApiError(403, Messages.passwordLoginOff);
+  };
+  const methods: Static<typeof SignInMethods> = {
+    password: options.passwordLogin,
+    registration: options.registration,
+    oidc: options.oidc ? { name: options.oidc.name, login_url: OIDC_LOGIN_PATH } : null,
+  };
   return new Elysia({ name: 'kurz/auth-routes' })
     .resolve(({ set }) => ({
       /** The register/login answer: a fresh token and the public user. */
-      session: async (user: User & { tokenVersion: number }): Promise<Static<typeof Session>> => {
+      session: (user: User & { tokenVersion: number }): Promise<Static<typeof Session>> => {
         // A token is a credential: no cache, shared or the browser's own, may keep it.
         set.headers['cache-control'] = 'no-store';
-        const exp = Math.floor(Date.now() / 1000) + tokenTtlSeconds;
-        const token = await secret.sign({ sub: String(user.id), exp, ver: user.tokenVersion });
-        return { token, user: { id: user.id, email: user.email } };
+        return issueSession(secret, tokenTtlSeconds, user);
       },
     }))
+    .get('/api/auth/methods', () => methods, {
+      response: { 200: SignInMethods, ...errorResponses(500) },
+      detail: {
+        operationId: 'signInMethods',
+        tags: ['accounts'],
+        summary: 'How people may sign in',
+        description:
+          "Needs no token. What the web UI's sign-in page offers: the password form (unless `--password-login off`), registration, and the OpenID Provider's button.",
+      },
+    })
     .post(
       '/api/auth/register',
       async ({ body, session }) => {
@@ -57,13 +80,18 @@ export function authRoutes(options: AuthRoutesOptions) {
       },
       {
         parse: parseJsonBody,
-        transform: [registrationOpen, perClient(limits?.register, clientOf), requireJsonObject],
+        transform: [
+          passwordsOn,
+          registrationOpen,
+          perClient(limits?.register, clientOf),
+          requireJsonObject,
+        ],
         body: RegisterBody,
         response: {
           200: Session,
           ...errorResponses(400, 408, 413, 429, 500, 503),
           403: errorResponse(403, {
-            description: `\`Registration is closed\`: the operator started kurz with \`--registration closed\`. ${BROWSER_REFUSALS}`,
+            description: `\`${Messages.passwordLoginOff}\`: the operator started kurz with \`--password-login off\`. \`Registration is closed\`: the operator started kurz with \`--registration closed\`. ${BROWSER_REFUSALS}`,
           }),
         },
         detail: {
@@ -85,9 +113,12 @@ export function authRoutes(options: AuthRoutesOptions) {
         // says nothing about the password tried.
         if (email !== undefined) limits?.loginEmail.enforceLeft(email);
         const user = email === undefined ? undefined : await store.findUserByEmail(email);
-        const ok = user
-          ? await passwords.verify(given.password, user.passwordHash)
-          : await passwords.verifyNothing(given.password);
+        // An account made through the OpenID Provider has no password (its hash is ''):
+        // it is refused as a wrong password is, in the same time.
+        const ok =
+          user && user.passwordHash !== ''
+            ? await passwords.verify(given.password, user.passwordHash)
+            : await passwords.verifyNothing(given.password);
         if (!user || !ok) {
           if (limits !== undefined) {
             limits.login.take(clientKey(clientOf, request, server));
@@ -102,11 +133,14 @@ export function authRoutes(options: AuthRoutesOptions) {
         parse: parseJsonBody,
         // Failed logins are counted; once they are spent the limit answers before
         // anything of the body is looked at.
-        transform: [perClientLeft(limits?.login, clientOf), requireJsonObject],
+        transform: [passwordsOn, perClientLeft(limits?.login, clientOf), requireJsonObject],
         body: LoginBody,
         response: {
           200: Session,
-          ...errorResponses(400, 403, 408, 413, 429, 500, 503),
+          ...errorResponses(400, 408, 413, 429, 500, 503),
+          403: errorResponse(403, {
+            description: `\`${Messages.passwordLoginOff}\`: the operator started kurz with \`--password-login off\`. ${BROWSER_REFUSALS}`,
+          }),
           401: errorResponse(401, {
             description: '`Invalid credentials`: no account has this e-mail and password.',
           }),

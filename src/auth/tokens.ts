@@ -18,14 +18,31 @@ type Signer = ReturnType<typeof jwt>['decorator']['jwt'];
 /** The token signing key, replaceable in place: every route that holds it sees the new one. */
 export class TokenKey {
   private signer: Signer;
+  private derived = new Map<string, Promise<CryptoKey>>();
 
-  constructor(secret: string) {
+  constructor(private secret: string) {
     this.signer = signerFor(secret);
   }
 
   /** Tokens signed with the old key stop verifying at once. */
   replace(secret: string): void {
+    this.secret = secret;
     this.signer = signerFor(secret);
+    this.derived.clear();
+  }
+
+  /**
+   * An AES-256-GCM key for `purpose` (such as sealing a sign-in attempt's cookie), derived
+   * from the token key with HKDF: every instance sharing the key derives the same one, and
+   * it changes with it.
+   */
+  derivedKey(purpose: string): Promise<CryptoKey> {
+    let key = this.derived.get(purpose);
+    if (key === undefined) {
+      key = deriveKey(this.secret, purpose);
+      this.derived.set(purpose, key);
+    }
+    return key;
   }
 
   /** `ver`: the user's token version (see AccountStore.tokenVersion). */
@@ -38,6 +55,20 @@ export class TokenKey {
     if (!hasExpectedHeader(token)) return false;
     return this.signer.verify(token, VERIFY_OPTIONS);
   }
+}
+
+async function deriveKey(secret: string, purpose: string): Promise<CryptoKey> {
+  const encoder = new TextEncoder();
+  const base = await crypto.subtle.importKey('raw', encoder.encode(secret), 'HKDF', false, [
+    'deriveKey',
+  ]);
+  return crypto.subtle.deriveKey(
+    { name: 'HKDF', hash: 'SHA-256', salt: new Uint8Array(0), info: encoder.encode(purpose) },
+    base,
+    { name: 'AES-GCM', length: 256 },
+    false,
+    ['encrypt', 'decrypt'],
+  );
 }
 
 function signerFor(secret: string): Signer {

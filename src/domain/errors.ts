@@ -88,6 +88,23 @@ export const Messages = {
   previewTitle: 'title must be a string of at most 200 characters',
   previewDescription: 'description must be a string of at most 500 characters',
   previewImage: 'image must be an https URL of at most 2048 characters',
+  passwordLoginOff: 'Password sign-in is off: sign in with your identity provider',
+  accountDisabled: 'Account disabled',
+  // Sign-in through an OpenID Provider (domain/oidc.ts): the page the callback ends on
+  // says these, never the provider's or the library's own words.
+  oidcUnavailable:
+    'The identity provider cannot be reached right now. Please try again in a moment.',
+  oidcAttemptLost:
+    'This sign-in attempt has expired or was started in another window. Please sign in again.',
+  oidcRefused: 'The identity provider did not sign you in.',
+  oidcUnverified: "The identity provider's answer could not be verified. Please sign in again.",
+  oidcEmailUnverified:
+    'Your identity provider did not give a verified e-mail address, which kurz needs to find or make your account.',
+  oidcDomain: 'Your e-mail domain may not sign in to this kurz.',
+  oidcRegistrationClosed:
+    'Registration is closed: no account of this kurz has your e-mail address. Ask its operator for one.',
+  oidcLinkedElsewhere:
+    'The account with your e-mail address is linked to another identity at this provider.',
 } as const;
 
 /** A rule's message about one part of a body, after its place: `rules[2].url: URL is not valid`. */

@@ -47,6 +47,7 @@ const ROUTES = {
   accounts: [
     'POST /api/auth/register',
     'POST /api/auth/login',
+    'GET /api/auth/methods',
     'POST /api/keys',
     'GET /api/keys',
     'DELETE /api/keys/{id}',
@@ -55,7 +56,7 @@ const ROUTES = {
   open: LINK_ROUTES,
 };
 const OPERATION_IDS = {
-  accounts: ['register', 'login', 'createApiKey', 'listApiKeys', 'deleteApiKey'],
+  accounts: ['register', 'login', 'signInMethods', 'createApiKey', 'listApiKeys', 'deleteApiKey'],
   open: [],
 };
 const LINK_OPERATION_IDS = [
@@ -200,6 +201,7 @@ describe.each(['accounts', 'open'] as const)('GET /api/openapi.json (%s mode)', 
             'RegisterRequest',
             'Session',
             'ShortenRequest',
+            'SignInMethods',
             'Tag',
             'TagStats',
             'User',
@@ -635,4 +637,27 @@ export { clicks, link, message, statuses, total };
       expect(tsc.code).toBe(0);
     },
   );
+});
+
+describe('GET /api/openapi.json with an OpenID Provider', () => {
+  test('describes the sign-in routes as a browser sees them: a redirect and pages', async () => {
+    const { doc } = await documentOf('accounts', {
+      // Never reached: the document does not wait for discovery.
+      oidc: { issuer: 'http://127.0.0.1:9', clientId: 'kurz' },
+    });
+    const login = doc.paths['/api/auth/oidc/login'].get;
+    expect(login.operationId).toBe('oidcLogin');
+    expect(Object.keys(login.responses).sort()).toEqual(['302', '503']);
+    expect(Object.keys(login.responses['302'].headers)).toEqual(['Location', 'Set-Cookie']);
+    expect(Object.keys(login.responses['503'].content)).toEqual(['text/html']);
+    const callback = doc.paths['/api/auth/oidc/callback'].get;
+    expect(callback.operationId).toBe('oidcCallback');
+    for (const status of ['200', '400', '403', '503']) {
+      expect([status, Object.keys(callback.responses[status].content)]).toEqual([
+        status,
+        ['text/html'],
+      ]);
+    }
+    expect(callback.description).toContain('{base_url}/api/auth/oidc/callback');
+  });
 });

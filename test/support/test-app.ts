@@ -8,7 +8,15 @@
 import { onTestFinished } from 'bun:test';
 import { SQL } from 'bun';
 import { createApp, type Writers } from '../../src/app.ts';
-import type { Mode, RateLimits, Registration } from '../../src/config/config.ts';
+import { RelyingParty } from '../../src/auth/oidc-client.ts';
+import {
+  defaultConfig,
+  type Mode,
+  type OidcSettings,
+  type RateLimits,
+  type Registration,
+} from '../../src/config/config.ts';
+import { oidcRedirectUri } from '../../src/config/oidc-flags.ts';
 import { urlHost } from '../../src/domain/hosts.ts';
 import type { Blocklist } from '../../src/domain/targets.ts';
 import { DomainRegistry } from '../../src/domains/registry.ts';
@@ -79,7 +87,7 @@ type Handle = (request: Request) => Promise<Response>;
 const checkers = new Map<string, Promise<ResponseChecker>>();
 
 function checkerOf(handle: Handle, mode: Mode, options: AppOptions): Promise<ResponseChecker> {
-  const kind = `${mode}${options.metricsToken === undefined ? '' : '+metrics'}`;
+  const kind = `${mode}${options.metricsToken === undefined ? '' : '+metrics'}${options.oidc === undefined ? '' : '+oidc'}`;
   let checker = checkers.get(kind);
   if (checker === undefined) {
     checker = (async () => {
@@ -175,6 +183,13 @@ export interface AppOptions {
   metricsToken?: string;
   /** A line per request in the log (--access-log on). */
   accessLog?: boolean;
+  /** --password-login; on unless false. */
+  passwordLogin?: boolean;
+  /**
+   * Sign-in through an OpenID Provider (--oidc-*, over the defaults): discovered when the
+   * app is made and stopped when the test finishes. None unless given.
+   */
+  oidc?: Partial<OidcSettings> & { issuer: string; clientId: string };
 }
 
 /**
@@ -232,9 +247,27 @@ export class TestApp {
             pollMs: 20,
             ...options.webhooks,
           });
+    const oidc =
+      options.oidc === undefined
+        ? undefined
+        : new RelyingParty({
+            settings: { ...defaultConfig().oidc, ...options.oidc },
+            redirectUri: () => oidcRedirectUri(options.baseUrl ?? BASE_URL),
+            log,
+          });
+    if (oidc !== undefined) {
+      oidc.start();
+      try {
+        onTestFinished(() => oidc.stop());
+      } catch {
+        // Not in a test: it stops trying with the process.
+      }
+    }
     const app = createApp({
       mode,
       store,
+      oidc,
+      passwordLogin: options.passwordLogin,
       jwtSecret: options.secret ?? SECRET,
       tokenTtlSeconds: options.tokenTtlSeconds ?? 3600,
       baseUrl: () => options.baseUrl ?? BASE_URL,

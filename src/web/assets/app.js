@@ -20,33 +20,23 @@ import { byId } from './dom.js';
 import { createDomains } from './domains.js';
 import { createEditor } from './edit-link.js';
 import { createLinksList } from './links-list.js';
+import { session as stored } from './session.js';
 import { createShortener } from './shorten.js';
 import { createStatsView } from './stats-view.js';
 
 const mode = meta('kurz-mode') === 'open' ? 'open' : 'accounts';
 const baseUrl = readBaseUrl();
 
-// The token lives in localStorage (no cookies): it survives reloads and is sent only
-// where the page puts it, in the Authorization header.
-// If localStorage is disabled (it throws), the session lasts for this page only.
-const memory = new Map();
-const TOKEN_KEY = 'kurz.token';
-const EMAIL_KEY = 'kurz.email';
+// The token is kept in localStorage (session.js); open mode has none.
 const session = {
   get token() {
-    return mode === 'accounts' ? storage('getItem', TOKEN_KEY) : null;
+    return mode === 'accounts' ? stored.token : null;
   },
   get email() {
-    return storage('getItem', EMAIL_KEY) ?? '';
+    return stored.email;
   },
-  save(token, email) {
-    storage('setItem', TOKEN_KEY, token);
-    storage('setItem', EMAIL_KEY, email);
-  },
-  clear() {
-    storage('removeItem', TOKEN_KEY);
-    storage('removeItem', EMAIL_KEY);
-  },
+  save: (token, email) => stored.save(token, email),
+  clear: () => stored.clear(),
 };
 
 const appView = byId('app-view');
@@ -179,14 +169,4 @@ function meta(name) {
 function readBaseUrl() {
   const value = meta('kurz-base-url');
   return (/^https?:\/\//.test(value) ? value : location.origin).replace(/\/+$/, '');
-}
-
-function storage(method, key, value) {
-  try {
-    return localStorage[method](key, value);
-  } catch {
-    if (method === 'getItem') return memory.get(key) ?? null;
-    if (method === 'setItem') memory.set(key, value);
-    else memory.delete(key);
-  }
 }

@@ -1,5 +1,7 @@
 // The login view (accounts mode): one form, two submit buttons, since registering and
-// logging in take the same two fields and answer with the same {token, user}.
+// logging in take the same two fields and answer with the same {token, user}; above it,
+// the identity provider's button when the operator configured one (GET /api/auth/methods
+// says so, and whether the password form is offered at all).
 
 import { byId } from './dom.js';
 
@@ -20,6 +22,39 @@ export function createAuth({ api, registration, onLoggedIn }) {
   const login = form.querySelector('button[value="login"]');
   let busy = false;
   if (registration === 'closed') closeRegistration();
+  // Shown once the server said how people sign in here; without an answer, the form.
+  const methods = api
+    .get('/api/auth/methods', { auth: false })
+    .then(({ body }) => offer(body))
+    .catch(() => {});
+
+  /** The provider's button, and the password form only when password sign-in is on. */
+  function offer({ password, registration: now, oidc }) {
+    if (now === 'closed') closeRegistration();
+    if (oidc) {
+      const block = document.createElement('div');
+      block.className = 'auth-oidc';
+      const button = document.createElement('a');
+      button.className = 'button';
+      button.id = 'auth-oidc-button';
+      button.href = oidc.login_url;
+      button.textContent = oidc.name;
+      block.append(button);
+      if (password) {
+        const or = document.createElement('p');
+        or.className = 'auth-or';
+        or.textContent = 'or with your email and password';
+        block.append(or);
+      }
+      form.before(block);
+    }
+    if (!password) {
+      form.hidden = true;
+      byId('auth-lead').textContent = oidc
+        ? 'Sign in with your account at the identity provider.'
+        : 'Signing in is turned off on this kurz.';
+    }
+  }
 
   /** Offers only login: the operator makes the accounts (kurz user add). */
   function closeRegistration() {
@@ -64,11 +99,12 @@ export function createAuth({ api, registration, onLoggedIn }) {
 
   return {
     /** Shows the login form with an optional notice (why the person is here). */
-    show(message = '', { focus = false } = {}) {
+    async show(message = '', { focus = false } = {}) {
       notice.textContent = message;
       error.textContent = '';
+      await methods;
       view.hidden = false;
-      if (focus) email.focus();
+      if (focus) (form.hidden ? byId('auth-oidc-button') : email)?.focus();
     },
   };
 }
