@@ -1782,6 +1782,10 @@ describe('web UI, registration closed', () => {
           );
           await route.fulfill({ status: response.status(), headers, body });
         });
+        // And the sign-in methods the page asked for then.
+        await page.route(`${kurz.url}/api/auth/methods`, (route) =>
+          route.fulfill({ json: { password: true, registration: 'open', oidc: null } }),
+        );
         await page.goto(kurz.url);
         const form = page.locator('#auth-form');
         await form.getByLabel('Email').fill('late@example.com');

@@ -118,6 +118,7 @@ export class TestProvider {
         groups: ['groups'],
       },
       pkce: { required: () => true },
+      ttl: { Interaction: 600, Grant: 600, Session: 600, AccessToken: 600, IdToken: 600 },
       features: { devInteractions: { enabled: false } },
       interactions: {
         url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}`,
