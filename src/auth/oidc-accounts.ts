@@ -12,6 +12,7 @@ import {
   type OidcAccountStore,
   type OidcIdentity,
 } from '../store/accounts.ts';
+import type { ModerationStore } from '../store/moderation.ts';
 
 /** A sign-in kurz will not let through; `message` is for the person, `status` for the page. */
 export class OidcRefusal extends Error {
@@ -32,7 +33,7 @@ export interface OidcAccountRules {
 
 /** The account `identity` signs in to, found, linked or made; throws OidcRefusal. */
 export async function oidcAccount(
-  store: OidcAccountStore,
+  store: OidcAccountStore & Pick<ModerationStore, 'setUserAdmin'>,
   rules: OidcAccountRules,
   identity: OidcIdentity,
   claims: Claims,

@@ -10,6 +10,7 @@ import { type Message, Messages } from '../domain/errors.ts';
 import { withHeaderSchemas } from '../http/model.ts';
 import type { Logger } from '../logger.ts';
 import type { OidcAccountStore } from '../store/accounts.ts';
+import type { ModerationStore } from '../store/moderation.ts';
 import { OidcPage } from './model.ts';
 import { OidcRefusal, oidcAccount } from './oidc-accounts.ts';
 import {
@@ -29,7 +30,7 @@ export const OIDC_LOGIN_PATH = '/api/auth/oidc/login';
 
 export interface OidcRoutesOptions {
   party: RelyingParty;
-  store: OidcAccountStore;
+  store: OidcAccountStore & Pick<ModerationStore, 'setUserAdmin'>;
   secret: TokenKey;
   tokenTtlSeconds: number;
   registration: Registration;

@@ -88,8 +88,17 @@ export const Messages = {
   previewTitle: 'title must be a string of at most 200 characters',
   previewDescription: 'description must be a string of at most 500 characters',
   previewImage: 'image must be an https URL of at most 2048 characters',
-  passwordLoginOff: 'Password sign-in is off: sign in with your identity provider',
+  adminApiMissing: 'Administration needs an admin token (--admin-token)',
   accountDisabled: 'Account disabled',
+  ownAccount: 'You cannot disable, demote or remove your own account',
+  removedLinksRule: 'links must be delete or keep',
+  userChangeRule: 'disabled and admin must be true or false',
+  disableReasonRule: 'reason must be a string of at most 500 characters',
+  blockHostRule: 'block_host must be true or false',
+  disabledFilterRule: 'disabled must be true or false',
+  blockedHostRule: 'host must be a host name, such as example.com',
+  blockedHostTaken: 'Host already blocked',
+  passwordLoginOff: 'Password sign-in is off: sign in with your identity provider',
   // Sign-in through an OpenID Provider (domain/oidc.ts): the page the callback ends on
   // says these, never the provider's or the library's own words.
   oidcUnavailable:

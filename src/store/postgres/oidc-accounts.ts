@@ -1,6 +1,6 @@
 // Accounts signed in through an OpenID Provider, on PostgreSQL: found by the provider's
-// subject, linked by e-mail, or made without a password; and the admin role the
-// provider's claim grants. A link locks the account's row while it decides.
+// subject, linked by e-mail, or made without a password (with the admin role when the
+// provider's claim grants it). A link locks the account's row while it decides.
 
 import type { SQL } from 'bun';
 import { LINKED_ELSEWHERE, type OidcAccount, type OidcIdentity } from '../accounts.ts';
@@ -49,10 +49,5 @@ export class PostgresOidcAccounts {
       [email, Date.now(), admin, issuer, subject],
     );
     return row;
-  }
-
-  async setUserAdmin(id: number, admin: boolean): Promise<boolean> {
-    const rows = await this.client`UPDATE users SET admin = ${admin} WHERE id = ${id} RETURNING id`;
-    return rows.length > 0;
   }
 }

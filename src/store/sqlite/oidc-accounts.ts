@@ -1,6 +1,6 @@
 // Accounts signed in through an OpenID Provider, on SQLite: found by the provider's
-// subject, linked by e-mail, or made without a password; and the admin role the
-// provider's claim grants. A link reads and writes in one immediate transaction.
+// subject, linked by e-mail, or made without a password (with the admin role when the
+// provider's claim grants it). A link reads and writes in one immediate transaction.
 
 import type { Database } from 'bun:sqlite';
 import { LINKED_ELSEWHERE, type OidcAccount, type OidcIdentity } from '../accounts.ts';
@@ -30,9 +30,6 @@ export function sqliteOidcAccounts(sqlite: Database) {
     `INSERT INTO users (email, password_hash, created_at, admin, oidc_issuer, oidc_subject)
      VALUES (?, '', ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING ${ACCOUNT}`,
   );
-  const admin = sqlite.prepare<unknown, [number, number]>(
-    'UPDATE users SET admin = ? WHERE id = ?',
-  );
 
   return {
     operations: {
@@ -56,11 +53,9 @@ export function sqliteOidcAccounts(sqlite: Database) {
         isAdmin: boolean,
       ): OidcAccount | undefined =>
         account(insert.get(email, Date.now(), isAdmin ? 1 : 0, issuer, subject)),
-      setUserAdmin: (id: number, isAdmin: boolean): boolean =>
-        admin.run(isAdmin ? 1 : 0, id).changes > 0,
     },
     finalize() {
-      for (const statement of [bySubject, byEmail, link, insert, admin]) statement.finalize();
+      for (const statement of [bySubject, byEmail, link, insert]) statement.finalize();
     },
   };
 }
