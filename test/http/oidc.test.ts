@@ -327,10 +327,19 @@ describe('sign-in through the provider', () => {
         adminClaim: { name: 'groups', value: 'kurz-admins' },
       },
     });
-    expect((await signIn(app, 'dave')).reply.status).toBe(200);
+    const dave = await signIn(app, 'dave');
+    expect(dave.reply.status).toBe(200);
     expect(Boolean((await userRow(app, 'dave@example.com'))?.admin)).toBe(true);
-    expect((await signIn(app, 'ann')).reply.status).toBe(200);
+    const ann = await signIn(app, 'ann');
+    expect(ann.reply.status).toBe(200);
     expect(Boolean((await userRow(app, 'ann@example.com'))?.admin)).toBe(false);
+    // The role is the admin API's: dave's session reaches it, ann's does not.
+    expect((await app.get('/api/admin/overview', { token: dave.token })).status).toBe(200);
+    expect((await app.get('/api/admin/overview', { token: ann.token })).status).toBe(403);
+    const users = await app.get('/api/admin/users', { token: dave.token });
+    expect(
+      users.json.map((u: { email: string; sign_in: string[] }) => [u.email, u.sign_in]),
+    ).toEqual(expect.arrayContaining([['dave@example.com', ['oidc']]]));
     (op.people.get('dave') as { groups: string[] }).groups = ['staff'];
     try {
       expect((await signIn(app, 'dave')).reply.status).toBe(200);
