@@ -201,7 +201,11 @@ export class RelyingParty {
   }
 }
 
-/** An openid-client failure as one of OidcFailure, with a line for the log. */
+/**
+ * An openid-client failure as one of OidcFailure, with a line for the log: the provider's
+ * refusal, a check that failed (openid-client's and jose's errors carry an OAUTH_ or
+ * ERR_ code), or else the provider not answering (a refused connection, a timeout).
+ */
 function classify(error: unknown): OidcError {
   if (error instanceof OidcError) return error;
   if (error instanceof client.AuthorizationResponseError) {
@@ -210,19 +214,12 @@ function classify(error: unknown): OidcError {
   if (error instanceof client.ResponseBodyError) {
     return new OidcError('unverified', `the token endpoint answered ${error.error}`);
   }
-  const name = error instanceof Error ? error.name : '';
-  if (name === 'TimeoutError' || name === 'AbortError' || isNetworkError(error)) {
-    return new OidcError('unavailable', describe(error));
-  }
-  return new OidcError('unverified', describe(error));
-}
-
-function isNetworkError(error: unknown): boolean {
-  const cause = error instanceof Error ? error.cause : undefined;
-  return (
-    (error instanceof TypeError && !(error as { code?: unknown }).code) ||
-    (cause instanceof Error && (cause.name === 'TimeoutError' || cause instanceof TypeError))
-  );
+  const code = (error as { code?: unknown } | undefined)?.code;
+  const checked =
+    typeof code === 'string' &&
+    /^(OAUTH_|ERR_J)/.test(code) &&
+    !/^OAUTH_(TIMEOUT|ABORT)$/.test(code);
+  return new OidcError(checked ? 'unverified' : 'unavailable', describe(error));
 }
 
 function describe(error: unknown): string {

@@ -481,6 +481,17 @@ describe('ID tokens a certified provider would never send', () => {
     }
   });
 
+  test('a provider gone between the start and the callback is told as unreachable', async () => {
+    const fake = await handMadeProvider((c) => c);
+    const app = await TestApp.init('accounts', {
+      oidc: { issuer: fake.issuer, clientId: CLIENT_ID },
+    });
+    const { location, cookie } = await begin(app);
+    fake.stop();
+    const reply = await callback(app, fake.expect(location), cookie);
+    expect([reply.status, refusal(reply)]).toEqual([503, M.unavailable]);
+  });
+
   test('the same provider’s well-formed token signs in (the refusals above are the checks’)', async () => {
     const fake = await handMadeProvider((c) => c);
     try {
