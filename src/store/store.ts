@@ -81,6 +81,7 @@ import type { ClickRow, DayCount } from '../domain/clicks.ts';
 import type { DeliveryType, WebhookEvent } from '../domain/webhooks.ts';
 import type { AccountStore } from './accounts.ts';
 import type { FoundLinks, LinkSearch } from './link-search.ts';
+import type { ReportStore } from './reports.ts';
 import type { TagStore } from './tags.ts';
 
 // Plain types (not interfaces) so they pass as drizzle placeholder records.
@@ -317,10 +318,7 @@ export interface LinkStore {
    */
   createLinks(links: readonly NewLink[]): Promise<CreatedLink[]>;
   listLinks(query: LinkQuery): Promise<LinkPage>;
-  /**
-   * Keyset pagination: one short read per call, so streaming a whole list holds no read
-   * transaction open between chunks, and costs the same at the end of it as at the start.
-   */
+  /** Keyset pagination: one short read per call, none held open between chunks, each as cheap. */
   listLinksAfter(query: LinkChunkQuery): Promise<Link[]>;
   /** The same chunks with every setting of each link, for `kurz export`. */
   listLinkDetailsAfter(query: LinkChunkQuery): Promise<LinkDetail[]>;
@@ -460,6 +458,7 @@ export interface Store
     AnalyticsStore,
     TagStore,
     WebhookStore,
+    ReportStore,
     SettingsStore {
   /** Which database this is, for the start-up line and tools such as `kurz copy`. */
   readonly kind: 'sqlite' | 'postgres';

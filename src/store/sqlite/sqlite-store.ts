@@ -1,5 +1,5 @@
 // The SQLite implementation of Store: its areas (accounts.ts, links.ts, domains.ts, click-log.ts,
-// analytics.ts, tags.ts, webhooks.ts, settings.ts), each a set of prepared statements on one
+// analytics.ts, tags.ts, webhooks.ts, settings.ts, reports.ts), each a set of prepared statements on one
 // connection, composed behind the guards of open.ts; and the click pipeline
 // (clicks/pipeline.ts) run with this engine's steps. Nothing builds SQL per request.
 
@@ -23,6 +23,7 @@ import {
   sqliteGuards,
   watchDataVersion,
 } from './open.ts';
+import { sqliteReports } from './reports.ts';
 import { sqliteSettings } from './settings.ts';
 import { SqliteTags } from './tags.ts';
 import { sqliteWebhooks } from './webhooks.ts';
@@ -65,6 +66,7 @@ export function openSqlite(options: SqliteOptions): SqliteStore {
   const settings = sqliteSettings(sqlite);
   const links = sqliteLinks(sqlite, hooks, tags);
   const search = sqliteLinkSearch(sqlite);
+  const reports = sqliteReports(sqlite);
   // This process's own domain changes are told at once; another's through data_version.
   const domainWatchers = new Set<() => void>();
   const domains = sqliteDomains(sqlite, links.removeLink, () => {
@@ -99,6 +101,7 @@ export function openSqlite(options: SqliteOptions): SqliteStore {
     ]),
     ...guardedWrites(links.operations, read, write, ['createLinks', 'updateLink', 'deleteLink']),
     ...guardedWrites(search.operations, read, write, []),
+    ...guardedWrites(reports.operations, read, write, ['createReport', 'resolveReport']),
     ...guardedWrites(domains.operations, read, write, [
       'createDomain',
       'updateDomain',
@@ -203,7 +206,7 @@ export function openSqlite(options: SqliteOptions): SqliteStore {
         // A handle with live statements would linger; finalize ours so the files really close.
         analytics.finalize();
         tags.finalize();
-        for (const area of [links, search, domains, accounts, settings, hooks, clicks])
+        for (const area of [links, search, reports, domains, accounts, settings, hooks, clicks])
           area.finalize();
         totals.finalize();
         sqlite.run('PRAGMA main.wal_checkpoint(TRUNCATE)');
