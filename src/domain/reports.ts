@@ -84,7 +84,7 @@ export function parseResolution(body: Record<string, unknown>): Resolution {
 export function parseDisabledReason(value: unknown): string | null {
   if (value === undefined || value === null) return null;
   if (typeof value !== 'string' || [...value].length > DISABLED_REASON_MAX_LENGTH) {
-    throw badRequest(Messages.disabledReasonRule);
+    throw badRequest(Messages.disableReasonRule);
   }
   return value.trim() === '' ? null : value;
 }

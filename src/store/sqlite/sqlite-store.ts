@@ -1,6 +1,6 @@
 // The SQLite implementation of Store: its areas (accounts.ts, links.ts, domains.ts, click-log.ts,
-// analytics.ts, tags.ts, webhooks.ts, settings.ts, reports.ts), each a set of prepared statements on one
-// connection, composed behind the guards of open.ts; and the click pipeline
+// analytics.ts, tags.ts, webhooks.ts, settings.ts, moderation.ts, reports.ts), each a set of
+// prepared statements on one connection, composed behind the guards of open.ts; and the click pipeline
 // (clicks/pipeline.ts) run with this engine's steps. Nothing builds SQL per request.
 
 import type { Database } from 'bun:sqlite';
@@ -15,6 +15,7 @@ import { sqliteClickSteps, sqliteClicks } from './click-log.ts';
 import { sqliteDomains } from './domains.ts';
 import { sqliteLinkSearch } from './link-search.ts';
 import { sqliteLinks } from './links.ts';
+import { sqliteModeration } from './moderation.ts';
 import {
   classify,
   isBusyCause,
@@ -66,6 +67,7 @@ export function openSqlite(options: SqliteOptions): SqliteStore {
   const settings = sqliteSettings(sqlite);
   const links = sqliteLinks(sqlite, hooks, tags);
   const search = sqliteLinkSearch(sqlite);
+  const moderation = sqliteModeration(sqlite, hooks);
   const reports = sqliteReports(sqlite);
   // This process's own domain changes are told at once; another's through data_version.
   const domainWatchers = new Set<() => void>();
@@ -101,6 +103,13 @@ export function openSqlite(options: SqliteOptions): SqliteStore {
     ]),
     ...guardedWrites(links.operations, read, write, ['createLinks', 'updateLink', 'deleteLink']),
     ...guardedWrites(search.operations, read, write, []),
+    ...guardedWrites(moderation.operations, read, write, [
+      'setUserAdmin',
+      'setUserDisabled',
+      'setLinkDisabled',
+      'addBlockedHost',
+      'removeBlockedHost',
+    ]),
     ...guardedWrites(reports.operations, read, write, ['createReport', 'resolveReport']),
     ...guardedWrites(domains.operations, read, write, [
       'createDomain',
@@ -206,8 +215,10 @@ export function openSqlite(options: SqliteOptions): SqliteStore {
         // A handle with live statements would linger; finalize ours so the files really close.
         analytics.finalize();
         tags.finalize();
-        for (const area of [links, search, reports, domains, accounts, settings, hooks, clicks])
+        for (const area of [links, search, moderation, reports, domains, accounts, settings])
           area.finalize();
+        hooks.finalize();
+        clicks.finalize();
         totals.finalize();
         sqlite.run('PRAGMA main.wal_checkpoint(TRUNCATE)');
         sqlite.run('PRAGMA counts.wal_checkpoint(TRUNCATE)');
