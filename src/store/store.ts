@@ -24,13 +24,20 @@ export const DEFAULT_DOMAIN = 0;
 import type { ClickRow, DayCount } from '../domain/clicks.ts';
 import type { DeliveryType, WebhookEvent } from '../domain/webhooks.ts';
 import type { AccountStore } from './accounts.ts';
-import type { Link, LinkChanges, LinkDetail, LinkTarget } from './link-records.ts';
+import type { Link, LinkChanges, LinkDetail, RedirectTarget } from './link-records.ts';
 import type { FoundLinks, LinkSearch } from './link-search.ts';
 import type { ModerationStore } from './moderation.ts';
 import type { ReportStore } from './reports.ts';
 import type { TagStore } from './tags.ts';
 
-export type { Link, LinkChanges, LinkDetail, LinkRouting, LinkTarget } from './link-records.ts';
+export type {
+  Link,
+  LinkChanges,
+  LinkDetail,
+  LinkRouting,
+  LinkTarget,
+  RedirectTarget,
+} from './link-records.ts';
 
 // Plain types (not interfaces) so they pass as drizzle placeholder records.
 export type NewLink = {
@@ -288,8 +295,8 @@ export interface LinkStore {
    * `kurz import` recognises a row it imported before under a new code.
    */
   findLinksCreatedAt(owner: number | null, times: readonly number[]): Promise<CodeHolder[]>;
-  /** The link of a code on a domain (DEFAULT_DOMAIN when absent). */
-  findLinkByCode(code: string, domainId?: number): Promise<LinkTarget | undefined>;
+  /** The link of a code on a domain (DEFAULT_DOMAIN when absent), with its owner's age (a primary-key join). */
+  findLinkByCode(code: string, domainId?: number): Promise<RedirectTarget | undefined>;
   /** A link with its count and settings, for GET /api/links/{code} and the owner check. */
   findLinkDetail(code: string, domainId?: number): Promise<LinkDetail | undefined>;
   /**
