@@ -209,6 +209,7 @@ async function serve(config: Config): Promise<number> {
     trustedProxies: config.trustedProxies,
     blocklist: () => blocklist,
     maxLinksPerUser: config.maxLinksPerUser,
+    newAccountInterstitialDays: config.newAccountInterstitialDays,
     adminToken: config.adminToken,
     registration: config.registration,
     webhooks,
