@@ -105,4 +105,9 @@ export interface ModerationStore {
   addBlockedHost(host: BlockedHost): Promise<boolean>;
   /** Removes a host; false when it was not there. */
   removeBlockedHost(host: string): Promise<boolean>;
+  /**
+   * Calls `changed` when a host is added or removed by any instance (or notices may have
+   * been missed), so a cache of the list reads it again. Returns the stop.
+   */
+  watchBlockedHosts(changed: () => void): () => void;
 }

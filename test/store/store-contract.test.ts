@@ -923,6 +923,18 @@ describe('SQLite: the one sender of its outbox', () => {
 });
 
 describe('PostgreSQL: several stores on one database', () => {
+  test('a host blocked on one store is told to the others', async () => {
+    const url = await freshSchemaUrl();
+    const [one, two] = [await open('postgres', url), await open('postgres', url)];
+    let told = 0;
+    two.watchBlockedHosts(() => told++);
+    await one.addBlockedHost({ host: 'evil.example', reason: null, createdAt: 1, addedBy: null });
+    await eventually(() => told === 1, 'the other store told');
+    expect(await two.listBlockedHosts()).toEqual([
+      { host: 'evil.example', reason: null, createdAt: 1, addedBy: null },
+    ]);
+  });
+
   test('stores opened at once migrate once and share the first setting stored', async () => {
     const url = await freshSchemaUrl();
     const stores = await Promise.all(
@@ -1160,8 +1172,10 @@ describe.each(['sqlite', 'postgres'] as const)('Moderation in the store on %s', 
     expect(all.links[2]).toMatchObject({ disabledAt: 9, disabledReason: null });
   });
 
-  test("the blocklist's hosts: added once, listed in order, removed", async () => {
+  test("the blocklist's hosts: added once, listed in order, removed, each change told", async () => {
     const store = await open(backend);
+    let told = 0;
+    store.watchBlockedHosts(() => told++);
     const entry = { host: 'evil.example', reason: 'phishing', createdAt: 10, addedBy: null };
     expect(await store.addBlockedHost(entry)).toBe(true);
     expect(await store.addBlockedHost({ ...entry, reason: 'again' })).toBe(false);
@@ -1175,6 +1189,11 @@ describe.each(['sqlite', 'postgres'] as const)('Moderation in the store on %s', 
     expect(await store.removeBlockedHost('evil.example')).toBe(true);
     expect(await store.removeBlockedHost('evil.example')).toBe(false);
     expect((await store.listBlockedHosts()).map((h) => h.host)).toEqual(['bad.example']);
+    // Three changes (a host already there, or already gone, changes nothing).
+    await eventually(
+      () => told === 3,
+      () => `told ${told} times`,
+    );
   });
 
   test("the overview's figures: links, today's clicks rolled up or not, users, reports, disabled links, blocked hosts", async () => {

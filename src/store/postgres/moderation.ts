@@ -20,7 +20,7 @@ import type {
 } from '../moderation.ts';
 import type { LinkDetail } from '../store.ts';
 import { DETAIL_COLUMNS } from './links.ts';
-import { LINKS_CHANNEL, linkNotice } from './notices.ts';
+import { BLOCKLIST_NOTICE, LINKS_CHANNEL, linkNotice } from './notices.ts';
 import { reportLinkEvent } from './webhooks.ts';
 
 /** A UserSummary's columns; `u` is the user's row. */
@@ -158,16 +158,21 @@ export class PostgresModeration {
         added_by AS "addedBy" FROM blocked_hosts ORDER BY host COLLATE "C"`;
   }
 
+  /** Announced in the same statement, so every instance reads the list again once it commits. */
   async addBlockedHost(host: BlockedHost): Promise<boolean> {
     const rows = await this.client`
-      INSERT INTO blocked_hosts (host, reason, created_at, added_by)
-      VALUES (${host.host}, ${host.reason}, ${host.createdAt}, ${host.addedBy})
-      ON CONFLICT (host) DO NOTHING RETURNING host`;
+      WITH added AS (
+        INSERT INTO blocked_hosts (host, reason, created_at, added_by)
+        VALUES (${host.host}, ${host.reason}, ${host.createdAt}, ${host.addedBy})
+        ON CONFLICT (host) DO NOTHING RETURNING host)
+      SELECT host, pg_notify(${LINKS_CHANNEL}, ${BLOCKLIST_NOTICE}) FROM added`;
     return rows.length > 0;
   }
 
   async removeBlockedHost(host: string): Promise<boolean> {
-    const rows = await this.client`DELETE FROM blocked_hosts WHERE host = ${host} RETURNING host`;
+    const rows = await this.client`
+      WITH removed AS (DELETE FROM blocked_hosts WHERE host = ${host} RETURNING host)
+      SELECT host, pg_notify(${LINKS_CHANNEL}, ${BLOCKLIST_NOTICE}) FROM removed`;
     return rows.length > 0;
   }
 }

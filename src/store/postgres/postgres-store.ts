@@ -114,6 +114,7 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresSt
     },
     watchLinks: (changed, reset) => notices.watchLinks(changed, reset),
     watchDomains: (changed) => notices.watchDomains(changed),
+    watchBlockedHosts: (changed) => notices.watchBlocklist(changed),
     settle: () => notices.settle(),
     async close(): Promise<void> {
       if (closed) return;

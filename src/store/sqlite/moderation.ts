@@ -77,7 +77,12 @@ const shapeOf = (search: AdminLinkSearch): string =>
     .map((value) => (value === undefined ? '-' : typeof value === 'boolean' ? value : '+'))
     .join(':');
 
-export function sqliteModeration(sqlite: Database, hooks: SqliteWebhooks) {
+/** `blocklistChanged`: told after this process changed the blocklist (others: data_version). */
+export function sqliteModeration(
+  sqlite: Database,
+  hooks: SqliteWebhooks,
+  blocklistChanged: () => void,
+) {
   const standing = sqlite.prepare<{ version: number; admin: number }, [number]>(
     'SELECT token_version AS version, admin FROM users WHERE id = ? AND disabled_at IS NULL',
   );
@@ -201,8 +206,16 @@ export function sqliteModeration(sqlite: Database, hooks: SqliteWebhooks) {
         return { ...rest, clicksToday: clicksToday.get(day, since)?.n ?? 0 };
       }),
       listBlockedHosts: (): BlockedHost[] => blocked.all(),
-      addBlockedHost: (host: BlockedHost): boolean => block.run(host).changes > 0,
-      removeBlockedHost: (host: string): boolean => unblock.run(host).changes > 0,
+      addBlockedHost(host: BlockedHost): boolean {
+        const added = block.run(host).changes > 0;
+        if (added) queueMicrotask(blocklistChanged);
+        return added;
+      },
+      removeBlockedHost(host: string): boolean {
+        const removed = unblock.run(host).changes > 0;
+        if (removed) queueMicrotask(blocklistChanged);
+        return removed;
+      },
     },
     finalize(): void {
       for (const statement of [

@@ -67,10 +67,13 @@ export function openSqlite(options: SqliteOptions): SqliteStore {
   const settings = sqliteSettings(sqlite);
   const links = sqliteLinks(sqlite, hooks, tags);
   const search = sqliteLinkSearch(sqlite);
-  const moderation = sqliteModeration(sqlite, hooks);
+  const moderation = sqliteModeration(sqlite, hooks, () => {
+    for (const changed of blocklistWatchers) changed();
+  });
   const reports = sqliteReports(sqlite);
   // This process's own domain changes are told at once; another's through data_version.
   const domainWatchers = new Set<() => void>();
+  const blocklistWatchers = new Set<() => void>();
   const domains = sqliteDomains(sqlite, links.removeLink, () => {
     for (const changed of domainWatchers) changed();
   });
@@ -174,6 +177,17 @@ export function openSqlite(options: SqliteOptions): SqliteStore {
     watchLinks(_changed: LinkChanged, reset: () => void): () => void {
       const unwatch = watchDataVersion(sqlite, reset);
       const stop = () => {
+        if (watchers.delete(stop)) unwatch();
+      };
+      watchers.add(stop);
+      return stop;
+    },
+
+    watchBlockedHosts(changed: () => void): () => void {
+      blocklistWatchers.add(changed);
+      const unwatch = watchDataVersion(sqlite, changed);
+      const stop = () => {
+        blocklistWatchers.delete(changed);
         if (watchers.delete(stop)) unwatch();
       };
       watchers.add(stop);
