@@ -301,7 +301,7 @@ export function createApp(deps: AppDeps) {
         previews,
       }),
     )
-    .use(listRoutes({ mode, store, secret, domains }))
+    .use(listRoutes({ mode, store, secret, domains, adminToken: deps.adminToken }))
     .use(
       manageRoutes({
         mode,
