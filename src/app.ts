@@ -4,6 +4,7 @@
 import { type AnyElysia, Elysia } from 'elysia';
 import { AdminActions } from './admin/actions.ts';
 import { BlockedHosts } from './admin/blocked-hosts.ts';
+import { adminReportRoutes } from './admin/reports-routes.ts';
 import { adminRoutes } from './admin/routes.ts';
 import { countryOf } from './analytics/countries.ts';
 import { keyRoutes } from './auth/key-routes.ts';
@@ -42,13 +43,11 @@ import { Metrics } from './metrics/metrics.ts';
 import { metricsRoutes } from './metrics/routes.ts';
 import { clientResolver, createAbuseLimits, type PeerOf } from './net/abuse-limits.ts';
 import { AutoPreviews } from './previews/auto-previews.ts';
+import { nativeRedirectRoute, REDIRECT_ROUTE, redirectRoutes } from './redirect/http-routes.ts';
 import { DEFAULT_CACHE, LinkCache, type LinkCacheOptions } from './redirect/link-cache.ts';
-import {
-  createRedirect,
-  nativeRedirectRoute,
-  REDIRECT_ROUTE,
-  redirectRoutes,
-} from './redirect/routes.ts';
+import { createLookBefore } from './redirect/look-before.ts';
+import { createRedirect } from './redirect/routes.ts';
+import { reportRoutes } from './reports/routes.ts';
 import type { Store } from './store/store.ts';
 import { tagRoutes } from './tags/routes.ts';
 import { apiDocs } from './web/api-docs.ts';
@@ -129,6 +128,11 @@ export interface AppDeps {
   previewPolicy?: TargetPolicy;
   /** The reader of auto previews; one with previewPolicy when absent. */
   previews?: AutoPreviews;
+  /**
+   * --new-account-interstitial: links of accounts younger than this many days answer the
+   * `+` page in place of their redirect (accounts mode); 0 or absent: off.
+   */
+  newAccountInterstitialDays?: number;
 }
 
 /** Writes that may wait for a commit at once, per writer, before more are refused with 503. */
@@ -178,7 +182,13 @@ export function createApp(deps: AppDeps) {
   // Read once: a base URL given at start-up is known here, and the default one
   // (http://localhost:PORT, known only once listening) is never https.
   const headers = securityHeaders(deps.baseUrl());
-  const cache = new LinkCache(store, { ...DEFAULT_CACHE, ...deps.cache }, headers, {
+  const interstitialDays = mode === 'accounts' ? (deps.newAccountInterstitialDays ?? 0) : 0;
+  const cacheOptions = {
+    ...DEFAULT_CACHE,
+    ...deps.cache,
+    newAccountMs: interstitialDays * 86_400_000,
+  };
+  const cache = new LinkCache(store, cacheOptions, headers, {
     countryOf,
     secure: (domainId) => domains.domainOf(domainId).baseUrl.startsWith('https:'),
   });
@@ -220,6 +230,7 @@ export function createApp(deps: AppDeps) {
     headers,
     passwords,
     domains,
+    lookBefore: createLookBefore({ store, domains, headers }),
   });
   const metrics =
     deps.metricsToken === undefined
@@ -299,7 +310,7 @@ export function createApp(deps: AppDeps) {
         previews,
       }),
     )
-    .use(listRoutes({ mode, store, secret, domains }))
+    .use(listRoutes({ mode, store, secret, domains, adminToken: deps.adminToken }))
     .use(
       manageRoutes({
         mode,
@@ -317,22 +328,17 @@ export function createApp(deps: AppDeps) {
     .use(statsRoutes({ mode, store, secret, domains }))
     .use(tagRoutes({ mode, store, secret }))
     .use(webhookRoutes({ mode, store, secret, adminToken: deps.adminToken, dispatcher: webhooks }));
-  app.use(
-    adminRoutes({
-      mode,
-      store,
-      secret,
-      adminToken: deps.adminToken,
-      domains,
-      actions: new AdminActions({
-        store,
-        events,
-        blockedHosts,
-        forgetLinks: () => cache.forgetAll(),
-        wake: () => webhooks.wake(),
-      }),
-    }),
-  );
+  const adminActions = new AdminActions({
+    store,
+    events,
+    blockedHosts,
+    forgetLinks: () => cache.forgetAll(),
+    wake: () => webhooks.wake(),
+  });
+  const adminAccess = { mode, store, secret, adminToken: deps.adminToken };
+  app.use(adminRoutes({ ...adminAccess, domains, actions: adminActions }));
+  app.use(adminReportRoutes({ ...adminAccess, domains, actions: adminActions }));
+  app.use(reportRoutes({ mode, store, domains, limits, clientOf, wake: () => webhooks.wake() }));
   app.use(
     domainRoutes({
       mode,

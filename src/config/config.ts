@@ -47,6 +47,8 @@ export interface RateLimits {
   unknownCode: RateLimit;
   /** Wrong passwords for a protected link, per link and client address. */
   linkPassword: RateLimit;
+  /** Reports of abusive links (POST /api/reports), per client address. */
+  report: RateLimit;
 }
 
 export interface Config {
@@ -103,6 +105,11 @@ export interface Config {
   passwordLogin: boolean;
   /** One line per request answered (off by default). */
   accessLog: boolean;
+  /**
+   * Links of accounts younger than this many days answer the `+` page (with a Continue
+   * button) in place of their redirect (accounts mode); 0: off.
+   */
+  newAccountInterstitialDays: number;
 }
 
 const MINUTE = 60_000;
@@ -114,6 +121,7 @@ export const DEFAULT_RATE_LIMITS: RateLimits = {
   create: { count: 1000, windowMs: 60 * MINUTE },
   unknownCode: { count: 300, windowMs: MINUTE },
   linkPassword: { count: 10, windowMs: 15 * MINUTE },
+  report: { count: 10, windowMs: 60 * MINUTE },
 };
 
 export const DEFAULTS = {
@@ -135,6 +143,7 @@ export const DEFAULTS = {
   logFormat: 'text',
   accessLog: false,
   passwordLogin: true,
+  newAccountInterstitialDays: 0,
 } as const satisfies Partial<Config>;
 
 /** What the OIDC flags hold when not given. */

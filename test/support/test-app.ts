@@ -190,6 +190,8 @@ export interface AppOptions {
    * app is made and stopped when the test finishes. None unless given.
    */
   oidc?: Partial<OidcSettings> & { issuer: string; clientId: string };
+  /** --new-account-interstitial DAYS; off unless given. */
+  newAccountInterstitialDays?: number;
 }
 
 /**
@@ -289,6 +291,7 @@ export class TestApp {
       previewPolicy: { allowPrivate: options.previewAllowPrivate ?? true, resolve: systemResolve },
       metricsToken: options.metricsToken,
       accessLog: options.accessLog,
+      newAccountInterstitialDays: options.newAccountInterstitialDays,
     });
     if (webhooks !== undefined) {
       webhooks.start();
