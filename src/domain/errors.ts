@@ -88,6 +88,16 @@ export const Messages = {
   previewTitle: 'title must be a string of at most 200 characters',
   previewDescription: 'description must be a string of at most 500 characters',
   previewImage: 'image must be an https URL of at most 2048 characters',
+  adminApiMissing: 'Administration needs an admin token (--admin-token)',
+  accountDisabled: 'Account disabled',
+  ownAccount: 'You cannot disable, demote or remove your own account',
+  removedLinksRule: 'links must be delete or keep',
+  userChangeRule: 'disabled and admin must be true or false',
+  disableReasonRule: 'reason must be a string of at most 500 characters',
+  blockHostRule: 'block_host must be true or false',
+  disabledFilterRule: 'disabled must be true or false',
+  blockedHostRule: 'host must be a host name, such as example.com',
+  blockedHostTaken: 'Host already blocked',
 } as const;
 
 /** A rule's message about one part of a body, after its place: `rules[2].url: URL is not valid`. */

@@ -85,6 +85,9 @@ export interface LinkEventRecord {
   rules?: string | null;
   variants?: string | null;
   preview?: string | null;
+  /** When an admin disabled the link, and why; absent in older records and new links: enabled. */
+  disabledAt?: number | null;
+  disabledReason?: string | null;
 }
 
 /**
@@ -113,6 +116,8 @@ export function linkEventRecord(
     rules: link.rules ?? null,
     variants: link.variants ?? null,
     preview: link.preview ?? null,
+    disabledAt: link.disabledAt ?? null,
+    disabledReason: link.disabledReason ?? null,
   };
   return JSON.stringify(record);
 }

@@ -3,12 +3,19 @@
 
 import type { ApiKeyScope } from '../domain/key-settings.ts';
 
-/** An account as `kurz user list` shows it. */
+/** An account as `kurz user list` and the admin API show it. */
 export interface UserSummary {
   id: number;
   email: string;
   createdAt: number;
   links: number;
+  admin: boolean;
+  /** When an admin disabled the account; null: enabled. */
+  disabledAt: number | null;
+  /** Whether it has a password (an account made through OIDC has none until given one). */
+  password: boolean;
+  /** Whether it ever signed in through the identity provider (OIDC). */
+  oidc: boolean;
 }
 
 /** What a removed account's links become: deleted with their clicks, or kept as no one's. */
@@ -52,7 +59,7 @@ export const KEY_LIMIT_REACHED = 'key-limit-reached';
 export interface AccountStore {
   /**
    * The version a user's tokens must carry (raised by every password change), or
-   * undefined when the user does not exist (removed): checked on every request.
+   * undefined when the user does not exist (removed) or is disabled.
    */
   tokenVersion(userId: number): Promise<number | undefined>;
   listUsers(): Promise<UserSummary[]>;
@@ -73,6 +80,7 @@ export interface AccountStore {
   listApiKeys(userId: number): Promise<ApiKey[]>;
   /** Revokes a user's key; false when the user has no key of that id. */
   deleteApiKey(userId: number, id: number): Promise<boolean>;
+  /** The key of that hash; undefined also when its user is disabled (the key answers 401). */
   findApiKey(secretHash: string): Promise<ApiKeyGrant | undefined>;
   /** Records a key's use (callers write it at most once a minute per key). */
   touchApiKey(id: number, at: number): Promise<void>;

@@ -8,80 +8,28 @@ export interface User {
 }
 
 export interface UserWithHash extends User {
+  /** '' for an account with no password (made through OIDC): password login refuses it. */
   passwordHash: string;
   /** The version this user's tokens carry (see AccountStore.tokenVersion). */
   tokenVersion: number;
+  /** Whether the user reaches /api/admin (see ModerationStore). */
+  admin: boolean;
+  /** When an admin disabled the account (sign-in answers 403); null: enabled. */
+  disabledAt: number | null;
 }
 
 /** The default short domain's id: --base-url's, which has no row in `domains`. */
 export const DEFAULT_DOMAIN = 0;
 
-export interface Link {
-  id: number;
-  /** null for links made in open mode, which belong to no one. */
-  userId: number | null;
-  /** The short domain the code belongs to (DEFAULT_DOMAIN: --base-url's). */
-  domainId: number;
-  originalUrl: string;
-  shortCode: string;
-  /** Milliseconds since the Unix epoch, UTC. */
-  createdAt: number;
-  clicks: number;
-}
-
-/** What a redirect (or an owner check) needs to know of a link. */
-export interface LinkTarget {
-  id: number;
-  userId: number | null;
-  originalUrl: string;
-  source: string | null;
-  /** Milliseconds since the epoch after which the link answers 410; null: never. */
-  expiresAt: number | null;
-  /** Clicks after which the link answers 410; null: no limit. */
-  maxClicks: number | null;
-  /** Clicks counted against maxClicks so far (0 without a limit). */
-  limitedClicks: number;
-  /** argon2id hash of the link's password; null: none. */
-  passwordHash: string | null;
-  /** Redirect rules (domain/link-routing.ts's Rule[]) as JSON text; null: none. */
-  rules: string | null;
-  /** A/B variants (Variant[]) as JSON text; null: none. */
-  variants: string | null;
-  /** The preview shown to link-preview crawlers, as JSON text; null: none. */
-  preview: string | null;
-}
-
-/** The routing settings of a new link or a change: JSON text, null for none. */
-export type LinkRouting = Pick<LinkTarget, 'rules' | 'variants' | 'preview'>;
-
-/** Everything kept of a link: what GET /api/links/{code} shows, and the password hash. */
-export interface LinkDetail extends Link, LinkTarget {
-  /** Lower-cased, in alphabetical order. */
-  tags: string[];
-}
-
-/**
- * A change to a link; an absent field is left as it is, null clears it. A new
- * maxClicks starts counting at the link's clicks so far (so a limit at or below them
- * expires the link at once).
- */
-export type LinkChanges = {
-  originalUrl?: string;
-  /** The whole new set (lower-cased, distinct). */
-  tags?: readonly string[];
-  expiresAt?: number | null;
-  maxClicks?: number | null;
-  passwordHash?: string | null;
-  rules?: string | null;
-  variants?: string | null;
-  preview?: string | null;
-};
-
 import type { ClickRow, DayCount } from '../domain/clicks.ts';
 import type { DeliveryType, WebhookEvent } from '../domain/webhooks.ts';
 import type { AccountStore } from './accounts.ts';
+import type { Link, LinkChanges, LinkDetail, LinkTarget } from './link-records.ts';
 import type { FoundLinks, LinkSearch } from './link-search.ts';
+import type { ModerationStore } from './moderation.ts';
 import type { TagStore } from './tags.ts';
+
+export type { Link, LinkChanges, LinkDetail, LinkRouting, LinkTarget } from './link-records.ts';
 
 // Plain types (not interfaces) so they pass as drizzle placeholder records.
 export type NewLink = {
@@ -460,7 +408,8 @@ export interface Store
     AnalyticsStore,
     TagStore,
     WebhookStore,
-    SettingsStore {
+    SettingsStore,
+    ModerationStore {
   /** Which database this is, for the start-up line and tools such as `kurz copy`. */
   readonly kind: 'sqlite' | 'postgres';
   /**

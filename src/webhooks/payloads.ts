@@ -36,6 +36,8 @@ export function linkEventData(
     rules: stored.rules ?? null,
     variants: stored.variants ?? null,
     preview: stored.preview ?? null,
+    disabledAt: stored.disabledAt ?? null,
+    disabledReason: stored.disabledReason ?? null,
   };
   const json = linkDetailToJson(link.userId === null ? 'open' : 'accounts', domainOf)(link);
   return { ...json, status: isExpired(link, at) ? 'expired' : 'active' };

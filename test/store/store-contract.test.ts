@@ -125,6 +125,18 @@ const newLink = (userId: number | null, code: string): NewLink => ({
   createdAt: 1_795_000_000_000,
 });
 
+/** A user as listUsers shows a fresh account with a password. */
+const account = (user: User, links: number) => ({
+  id: user.id,
+  email: user.email,
+  createdAt: expect.any(Number),
+  links,
+  admin: false,
+  disabledAt: null,
+  password: true,
+  oidc: false,
+});
+
 const newKey = (userId: number, secretHash: string): NewApiKey => ({
   userId,
   name: 'script',
@@ -195,6 +207,8 @@ describe.each(['sqlite', 'postgres'] as const)('Store contract on %s', (backend)
       email: 'ann@example.com',
       passwordHash: 'hash-a',
       tokenVersion: 0,
+      admin: false,
+      disabledAt: null,
     });
     expect(await store.findUserByEmail('bob@example.com')).toBeUndefined();
     expect(await store.tokenVersion(ann?.id as number)).toBe(0);
@@ -215,8 +229,8 @@ describe.each(['sqlite', 'postgres'] as const)('Store contract on %s', (backend)
     expect(await store.tokenVersion(ann.id)).toBe(1);
     expect(await store.tokenVersion(bob.id)).toBe(0);
     expect(await store.listUsers()).toEqual([
-      { id: ann.id, email: 'ann@example.com', createdAt: expect.any(Number), links: 2 },
-      { id: bob.id, email: 'bob@example.com', createdAt: expect.any(Number), links: 0 },
+      { ...account(ann, 2), createdAt: expect.any(Number) },
+      { ...account(bob, 0), createdAt: expect.any(Number) },
     ]);
   });
 
@@ -398,6 +412,8 @@ describe.each(['sqlite', 'postgres'] as const)('Store contract on %s', (backend)
       rules: null,
       variants: null,
       preview: null,
+      disabledAt: null,
+      disabledReason: null,
     });
     expect(await store.findLinkByCode('code_1')).toBeUndefined();
   });
@@ -520,6 +536,8 @@ describe.each(['sqlite', 'postgres'] as const)('Store contract on %s', (backend)
         variants:
           '[{"url":"https://example.com/a","weight":50},{"url":"https://example.com/b","weight":50}]',
         preview: null,
+        disabledAt: null,
+        disabledReason: null,
         tags: ['mail', 'sale'],
       },
       expect.objectContaining({ shortCode: 'plain', userId: null, limitedClicks: 0, tags: [] }),
@@ -894,6 +912,18 @@ describe('SQLite: the one sender of its outbox', () => {
 });
 
 describe('PostgreSQL: several stores on one database', () => {
+  test('a host blocked on one store is told to the others', async () => {
+    const url = await freshSchemaUrl();
+    const [one, two] = [await open('postgres', url), await open('postgres', url)];
+    let told = 0;
+    two.watchBlockedHosts(() => told++);
+    await one.addBlockedHost({ host: 'evil.example', reason: null, createdAt: 1, addedBy: null });
+    await eventually(() => told === 1, 'the other store told');
+    expect(await two.listBlockedHosts()).toEqual([
+      { host: 'evil.example', reason: null, createdAt: 1, addedBy: null },
+    ]);
+  });
+
   test('stores opened at once migrate once and share the first setting stored', async () => {
     const url = await freshSchemaUrl();
     const stores = await Promise.all(
@@ -972,5 +1002,217 @@ describe('PostgreSQL: several stores on one database', () => {
     }
     // Calls made together share one marker, and each resolves.
     await Promise.all(Array.from({ length: 50 }, () => (b as Store).settle?.()));
+  });
+});
+
+describe.each(['sqlite', 'postgres'] as const)('Moderation in the store on %s', (backend) => {
+  test('an admin is told by standing; a disabled user has no standing, token version or key', async () => {
+    const store = await open(backend);
+    const ann = (await store.createUser('ann@example.com', 'h')) as User;
+    await store.createApiKey(newKey(ann.id, 'd'.repeat(64)), 10);
+    expect(await store.standing(ann.id)).toEqual({ version: 0, admin: false });
+    expect(await store.setUserAdmin(ann.id, true)).toBe(true);
+    expect(await store.setUserAdmin(9999, true)).toBe(false);
+    expect(await store.standing(ann.id)).toEqual({ version: 0, admin: true });
+    expect(await store.findUserByEmail(ann.email)).toMatchObject({ admin: true, disabledAt: null });
+
+    expect(await store.setUserDisabled(ann.id, 1234)).toBe(true);
+    expect(await store.setUserDisabled(9999, 1234)).toBe(false);
+    expect(await store.standing(ann.id)).toBeUndefined();
+    expect(await store.tokenVersion(ann.id)).toBeUndefined();
+    expect(await store.findApiKey('d'.repeat(64))).toBeUndefined();
+    expect(await store.findUserByEmail(ann.email)).toMatchObject({ disabledAt: 1234 });
+    expect(await store.findUser(ann.id)).toEqual({
+      ...account(ann, 0),
+      admin: true,
+      disabledAt: 1234,
+    });
+
+    expect(await store.setUserDisabled(ann.id, null)).toBe(true);
+    expect(await store.standing(ann.id)).toEqual({ version: 0, admin: true });
+    expect(await store.findApiKey('d'.repeat(64))).toMatchObject({ userId: ann.id });
+    expect(await store.setUserAdmin(ann.id, false)).toBe(true);
+    expect(await store.listUsers()).toEqual([account(ann, 0)]);
+  });
+
+  test('users are searched by e-mail, oldest first, in pages with their total', async () => {
+    const store = await open(backend);
+    const users: User[] = [];
+    for (const name of ['ann', 'bob', 'anna', 'cid']) {
+      users.push((await store.createUser(`${name}@example.com`, 'h')) as User);
+    }
+    const [ann, , anna] = users as [User, User, User, User];
+    await store.createLinks([newLink(ann.id, 'a1')]);
+    expect(await store.searchUsers({ text: 'AN', limit: 10, offset: 0 })).toEqual({
+      users: [account(ann, 1), account(anna, 0)],
+      total: 2,
+    });
+    expect(await store.searchUsers({ limit: 2, offset: 1 })).toMatchObject({
+      users: [{ email: 'bob@example.com' }, { email: 'anna@example.com' }],
+      total: 4,
+    });
+    expect(await store.searchUsers({ text: '%', limit: 10, offset: 0 })).toEqual({
+      users: [],
+      total: 0,
+    });
+    expect(await store.findUser(9999)).toBeUndefined();
+  });
+
+  test('a link disabled and enabled: read back everywhere, told to its webhooks and to every instance', async () => {
+    const store = await open(backend);
+    const ann = (await store.createUser('ann@example.com', 'h')) as User;
+    const hook = await store.createWebhook(
+      {
+        userId: ann.id,
+        url: 'https://hooks.example.com/',
+        secret: 'whsec_YWJj',
+        events: ['link.updated'],
+        createdAt: 1000,
+      },
+      20,
+    );
+    if (typeof hook === 'string') throw new Error(hook);
+    const [made] = (await store.createLinks([newLink(ann.id, 'bad')])) as Link[];
+    const id = (made as Link).id;
+    const heard: string[] = [];
+    store.watchLinks(
+      (code) => heard.push(code),
+      () => {},
+    );
+
+    const disabled = await store.setLinkDisabled(id, { at: 5000, reason: 'phishing' });
+    expect(disabled).toMatchObject({
+      id,
+      shortCode: 'bad',
+      disabledAt: 5000,
+      disabledReason: 'phishing',
+    });
+    expect(await store.findLinkByCode('bad')).toMatchObject({
+      disabledAt: 5000,
+      disabledReason: 'phishing',
+    });
+    expect(await store.findLinkDetail('bad')).toEqual(disabled);
+    const full = await store.searchLinkDetails({
+      owner: ann.id,
+      sort: 'created',
+      descending: true,
+      limit: 10,
+    });
+    expect(full.links[0]).toMatchObject({ disabledAt: 5000, disabledReason: 'phishing' });
+    const [message] = await store.listDeliveries(hook.id, 10);
+    expect(message).toMatchObject({ type: 'link.updated' });
+
+    expect(await store.setLinkDisabled(id, null)).toMatchObject({
+      disabledAt: null,
+      disabledReason: null,
+    });
+    expect(await store.findLinkByCode('bad')).toMatchObject({
+      disabledAt: null,
+      disabledReason: null,
+    });
+    expect(await store.listDeliveries(hook.id, 10)).toHaveLength(2);
+    expect(await store.setLinkDisabled(9999, { at: 1, reason: null })).toBeUndefined();
+    // PostgreSQL announces both changes to every instance; SQLite has one server process.
+    await store.settle?.();
+    expect(heard.filter((code) => code === 'bad')).toHaveLength(backend === 'postgres' ? 3 : 0);
+  });
+
+  test("every owner's links are searched by text, owner's e-mail, domain and state, newest first", async () => {
+    const store = await open(backend);
+    const ann = (await store.createUser('ann@example.com', 'h')) as User;
+    const bob = (await store.createUser('bob@example.com', 'h')) as User;
+    const made = (await store.createLinks([
+      { ...newLink(ann.id, 'a1'), createdAt: 1 },
+      { ...newLink(ann.id, 'a2'), createdAt: 2, originalUrl: 'https://evil.example/x' },
+      { ...newLink(bob.id, 'b1'), createdAt: 3 },
+      { ...newLink(null, 'o1'), createdAt: 4, domainId: 7 },
+    ])) as Link[];
+    await store.recordClicks([click((made[0] as Link).id, 0), click((made[0] as Link).id, 1)]);
+    await store.setLinkDisabled((made[1] as Link).id, { at: 9, reason: null });
+    const codes = async (search: Partial<Parameters<Store['searchAllLinks']>[0]>) => {
+      const page = await store.searchAllLinks({ limit: 10, offset: 0, ...search });
+      return { codes: page.links.map((l) => l.shortCode), total: page.total };
+    };
+    expect(await codes({})).toEqual({ codes: ['o1', 'b1', 'a2', 'a1'], total: 4 });
+    expect(await codes({ text: 'EVIL' })).toEqual({ codes: ['a2'], total: 1 });
+    expect(await codes({ text: 'b1' })).toEqual({ codes: ['b1'], total: 1 });
+    expect(await codes({ ownerEmail: 'ANN@' })).toEqual({ codes: ['a2', 'a1'], total: 2 });
+    expect(await codes({ domainId: 7 })).toEqual({ codes: ['o1'], total: 1 });
+    expect(await codes({ disabled: true })).toEqual({ codes: ['a2'], total: 1 });
+    expect(await codes({ disabled: false, ownerEmail: 'ann' })).toEqual({
+      codes: ['a1'],
+      total: 1,
+    });
+    expect(await codes({ limit: 2, offset: 1 })).toEqual({ codes: ['b1', 'a2'], total: 4 });
+    const all = await store.searchAllLinks({ limit: 10, offset: 0 });
+    expect(all.links[3]).toEqual({
+      id: (made[0] as Link).id,
+      userId: ann.id,
+      domainId: 0,
+      originalUrl: 'https://example.com/a1',
+      shortCode: 'a1',
+      createdAt: 1,
+      clicks: 2,
+      ownerEmail: 'ann@example.com',
+      disabledAt: null,
+      disabledReason: null,
+    });
+    expect(all.links[0]).toMatchObject({ ownerEmail: null, userId: null });
+    expect(all.links[2]).toMatchObject({ disabledAt: 9, disabledReason: null });
+  });
+
+  test("the blocklist's hosts: added once, listed in order, removed, each change told", async () => {
+    const store = await open(backend);
+    let told = 0;
+    store.watchBlockedHosts(() => told++);
+    const entry = { host: 'evil.example', reason: 'phishing', createdAt: 10, addedBy: null };
+    expect(await store.addBlockedHost(entry)).toBe(true);
+    expect(await store.addBlockedHost({ ...entry, reason: 'again' })).toBe(false);
+    expect(
+      await store.addBlockedHost({ host: 'bad.example', reason: null, createdAt: 11, addedBy: 3 }),
+    ).toBe(true);
+    expect(await store.listBlockedHosts()).toEqual([
+      { host: 'bad.example', reason: null, createdAt: 11, addedBy: 3 },
+      entry,
+    ]);
+    expect(await store.removeBlockedHost('evil.example')).toBe(true);
+    expect(await store.removeBlockedHost('evil.example')).toBe(false);
+    expect((await store.listBlockedHosts()).map((h) => h.host)).toEqual(['bad.example']);
+    // Three changes (a host already there, or already gone, changes nothing).
+    await eventually(
+      () => told === 3,
+      () => `told ${told} times`,
+    );
+  });
+
+  test("the overview's figures: links, today's clicks rolled up or not, users, reports, disabled links, blocked hosts", async () => {
+    const store = await open(backend);
+    const ann = (await store.createUser('ann@example.com', 'h')) as User;
+    const made = (await store.createLinks([newLink(ann.id, 'a1'), newLink(null, 'o1')])) as Link[];
+    const since = 1_795_000_000_000 - (1_795_000_000_000 % 86_400_000);
+    const at = (i: number) => ({ ...click((made[0] as Link).id, i), createdAt: since + 1000 + i });
+    await store.recordClicks([at(0), at(1), { ...at(2), createdAt: since - 1 }]);
+    await store.rollUpClicks();
+    await store.recordClicks([at(3)]);
+    await store.setLinkDisabled((made[1] as Link).id, { at: 1, reason: null });
+    await store.addBlockedHost({ host: 'x.example', reason: null, createdAt: 1, addedBy: null });
+    await run(store, 'INSERT INTO reports (short_code, reason, created_at) VALUES (?, ?, ?)', [
+      'o1',
+      'spam',
+      1,
+    ]);
+    await run(
+      store,
+      'INSERT INTO reports (short_code, reason, created_at, resolved_at) VALUES (?, ?, ?, ?)',
+      ['o1', 'spam', 1, 2],
+    );
+    expect(await store.figures(since)).toEqual({
+      links: 2,
+      clicksToday: 3,
+      users: 1,
+      reportsWaiting: 1,
+      disabledLinks: 1,
+      blockedHosts: 1,
+    });
   });
 });

@@ -12,6 +12,7 @@ import {
   type UserSummary,
 } from '../accounts.ts';
 import type { User, UserWithHash } from '../store.ts';
+import { USER_COLUMNS } from './moderation.ts';
 import { LINK_CLICK_TABLES } from './schema.ts';
 import { removeUserTagDays } from './tags.ts';
 
@@ -34,23 +35,21 @@ export class PostgresAccounts {
 
   async findUserByEmail(email: string): Promise<UserWithHash | undefined> {
     const [row]: UserWithHash[] = await this.client`
-      SELECT id, email, password_hash AS "passwordHash", token_version AS "tokenVersion"
+      SELECT id, email, password_hash AS "passwordHash", token_version AS "tokenVersion", admin,
+             disabled_at::float8 AS "disabledAt"
       FROM users WHERE email = ${email}`;
     return row;
   }
 
+  /** A disabled user's tokens answer as a removed user's do. */
   async tokenVersion(id: number): Promise<number | undefined> {
     const [row]: { v: number }[] = await this
-      .client`SELECT token_version AS v FROM users WHERE id = ${id}`;
+      .client`SELECT token_version AS v FROM users WHERE id = ${id} AND disabled_at IS NULL`;
     return row?.v;
   }
 
   listUsers(): Promise<UserSummary[]> {
-    return this.client.unsafe(
-      `SELECT u.id, u.email, u.created_at::float8 AS "createdAt",
-              coalesce(t.links, 0)::float8 AS links
-       FROM users u LEFT JOIN link_totals t ON t.owner = u.id ORDER BY u.id`,
-    );
+    return this.client.unsafe(`SELECT ${USER_COLUMNS} FROM users u ORDER BY u.id`);
   }
 
   async setPassword(email: string, hash: string): Promise<boolean> {
@@ -135,10 +134,12 @@ export class PostgresAccounts {
     return rows.length > 0;
   }
 
+  /** A disabled user's keys are not found. */
   async findApiKey(hash: string): Promise<ApiKeyGrant | undefined> {
-    const [row]: ApiKeyGrant[] = await this.client`SELECT id, user_id AS "userId", scope,
-        expires_at::float8 AS "expiresAt", last_used_at::float8 AS "lastUsedAt"
-      FROM api_keys WHERE secret_hash = ${hash}`;
+    const [row]: ApiKeyGrant[] = await this.client`SELECT k.id, k.user_id AS "userId", k.scope,
+        k.expires_at::float8 AS "expiresAt", k.last_used_at::float8 AS "lastUsedAt"
+      FROM api_keys k JOIN users u ON u.id = k.user_id
+      WHERE k.secret_hash = ${hash} AND u.disabled_at IS NULL`;
     return row;
   }
 

@@ -38,6 +38,7 @@ const LINK_COLUMNS = `l.id, l.user_id AS "userId", l.domain_id AS "domainId",
 const DETAIL_COLUMNS = `${LINK_COLUMNS}, l.source, l.expires_at AS "expiresAt",
   l.max_clicks AS "maxClicks", l.limited_clicks AS "limitedClicks",
   l.password_hash AS "passwordHash", l.rules, l.variants, l.preview,
+  l.disabled_at AS "disabledAt", l.disabled_reason AS "disabledReason",
   ARRAY(SELECT t.tag FROM link_tags t WHERE t.link_id = l.id ORDER BY t.tag) AS tags`;
 
 /**

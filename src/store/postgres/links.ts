@@ -28,12 +28,13 @@ import { moveLinkTagDays } from './tags.ts';
 import { reportLinkEvent } from './webhooks.ts';
 
 /** The columns of a LinkDetail; `l` is the link's row. */
-const DETAIL_COLUMNS = `l.id, l.user_id AS "userId", l.domain_id AS "domainId",
+export const DETAIL_COLUMNS = `l.id, l.user_id AS "userId", l.domain_id AS "domainId",
   l.original_url AS "originalUrl", l.short_code AS "shortCode",
   l.created_at::float8 AS "createdAt", l.source,
   l.expires_at::float8 AS "expiresAt", l.max_clicks AS "maxClicks",
   l.limited_clicks AS "limitedClicks", l.password_hash AS "passwordHash",
-  l.rules, l.variants, l.preview,
+  l.rules, l.variants, l.preview, l.disabled_at::float8 AS "disabledAt",
+  l.disabled_reason AS "disabledReason",
   ARRAY(SELECT t.tag FROM link_tags t WHERE t.link_id = l.id ORDER BY t.tag COLLATE "C") AS tags,
   (SELECT coalesce(sum(c.clicks), 0)::float8 FROM link_clicks c WHERE c.link_id = l.id) AS clicks`;
 
@@ -96,7 +97,8 @@ async function insertRows(sql: SQL, links: readonly NewLink[]): Promise<Map<stri
                        a.created_at AS "createdAt", 0 AS clicks, a.source,
                        a.expires_at AS "expiresAt", a.max_clicks AS "maxClicks",
                        0 AS "limitedClicks", a.password_hash IS NOT NULL AS "passwordProtected",
-                       t.tags, a.rules, a.variants, a.preview) r),
+                       t.tags, a.rules, a.variants, a.preview, NULL AS "disabledAt",
+                       NULL AS "disabledReason") r),
              ${now}::bigint, ${now}::bigint
       FROM added a
       JOIN webhooks w ON (w.user_id = a.user_id OR (w.user_id IS NULL AND a.user_id IS NULL))
@@ -253,7 +255,8 @@ export class PostgresLinks {
       SELECT id, user_id AS "userId", original_url AS "originalUrl", source,
              expires_at::float8 AS "expiresAt", max_clicks AS "maxClicks",
              limited_clicks AS "limitedClicks", password_hash AS "passwordHash",
-             rules, variants, preview
+             rules, variants, preview, disabled_at::float8 AS "disabledAt",
+             disabled_reason AS "disabledReason"
       FROM links WHERE domain_id = ${domainId} AND short_code = ${code}`;
     return row;
   }

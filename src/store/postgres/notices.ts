@@ -13,6 +13,8 @@ import type { LinkChanged } from '../store.ts';
 export const LINKS_CHANNEL = 'kurz_links';
 /** The notice on LINKS_CHANNEL of a change to the domains (no code starts with `/`). */
 export const DOMAINS_NOTICE = '/domains';
+/** The notice on LINKS_CHANNEL of a change to the database blocklist. */
+export const BLOCKLIST_NOTICE = '/blocklist';
 
 /**
  * The notice of a link's change: domainCode's text, so a notice of a link on the
@@ -27,6 +29,7 @@ export class PostgresNotices {
   private readonly listeners = new Set<LinkChanged>();
   private readonly resetListeners = new Set<() => void>();
   private readonly domainListeners = new Set<() => void>();
+  private readonly blocklistListeners = new Set<() => void>();
   private readonly subscriptions: SQL.ListenSubscription[] = [];
   /** This instance's own channel: only it listens there. */
   private readonly settleChannel =
@@ -65,6 +68,12 @@ export class PostgresNotices {
     return () => this.domainListeners.delete(changed);
   }
 
+  /** Calls `changed` when any instance changes the blocklist, or notices may have been missed. */
+  watchBlocklist(changed: () => void): () => void {
+    this.blocklistListeners.add(changed);
+    return () => this.blocklistListeners.delete(changed);
+  }
+
   /**
    * Listens on LINKS_CHANNEL, and on this instance's settle channel, on one connection
    * of their own. Bun reconnects it when it drops and listens again; notices sent
@@ -80,6 +89,10 @@ export class PostgresNotices {
             for (const listener of this.domainListeners) listener();
             return;
           }
+          if (notice === BLOCKLIST_NOTICE) {
+            for (const listener of this.blocklistListeners) listener();
+            return;
+          }
           const { domainId, code } = parseDomainCode(notice);
           for (const listener of this.listeners) listener(code, domainId);
         },
@@ -91,6 +104,7 @@ export class PostgresNotices {
           this.log.info('kurz: listening to other instances again; link caches emptied');
           for (const reset of this.resetListeners) reset();
           for (const changed of this.domainListeners) changed();
+          for (const changed of this.blocklistListeners) changed();
         },
       ),
     );

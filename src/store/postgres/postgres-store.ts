@@ -2,7 +2,7 @@
 // kurz instances may share one database: every promise the store makes (exact counts,
 // one winner per code, the first token key stored) is kept by PostgreSQL itself, never
 // by memory of one process. Its areas (accounts.ts, links.ts, domains.ts, click-log.ts,
-// analytics.ts, tags.ts, webhooks.ts, settings.ts, notices.ts, search-upkeep.ts) are composed here, each
+// analytics.ts, tags.ts, webhooks.ts, settings.ts, moderation.ts, notices.ts, search-upkeep.ts) are composed here, each
 // operation held to the deadline of open.ts; the click pipeline (clicks/pipeline.ts)
 // runs with this engine's steps.
 
@@ -17,6 +17,7 @@ import { PostgresClicks, postgresClickSteps } from './click-log.ts';
 import { PostgresDomains } from './domains.ts';
 import { PostgresLinkSearch } from './link-search.ts';
 import { PostgresLinks } from './links.ts';
+import { PostgresModeration } from './moderation.ts';
 import { LINKS_CHANNEL, PostgresNotices } from './notices.ts';
 import { classify, connect, deadline, type PostgresOptions } from './open.ts';
 import { TrigramUpkeep } from './search-upkeep.ts';
@@ -89,6 +90,7 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresSt
     ...guarded(new PostgresAccounts(client, LINKS_CHANNEL), run),
     ...guarded(new PostgresLinks(client, () => upkeep.created()), run),
     ...guarded(new PostgresLinkSearch(client), run),
+    ...guarded(new PostgresModeration(client), run),
     ...guarded(new PostgresDomains(client), run),
     ...guarded(new PostgresClicks(client, (n) => pipeline.wrote(n)), run),
     ...guarded(new PostgresWebhooks(client), run),
@@ -110,6 +112,7 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresSt
     },
     watchLinks: (changed, reset) => notices.watchLinks(changed, reset),
     watchDomains: (changed) => notices.watchDomains(changed),
+    watchBlockedHosts: (changed) => notices.watchBlocklist(changed),
     settle: () => notices.settle(),
     async close(): Promise<void> {
       if (closed) return;

@@ -13,6 +13,7 @@ import {
   type UserSummary,
 } from '../accounts.ts';
 import type { User, UserWithHash } from '../store.ts';
+import { USER_COLUMNS, userOf } from './moderation.ts';
 import { LINK_CLICK_TABLES } from './schema.ts';
 import { TAG_DAYS_HANDED_TO_NO_ONE, TAG_DAYS_OF_REMOVED_USER } from './tags.ts';
 
@@ -24,16 +25,17 @@ export function sqliteAccounts(sqlite: Database) {
     `INSERT INTO users (email, password_hash, created_at) VALUES (?, ?, ?)
      ON CONFLICT (email) DO NOTHING RETURNING id, email`,
   );
-  const userByEmail = sqlite.prepare<UserWithHash, [string]>(
-    `SELECT id, email, password_hash AS passwordHash, token_version AS tokenVersion
+  const userByEmail = sqlite.prepare<Omit<UserWithHash, 'admin'> & { admin: number }, [string]>(
+    `SELECT id, email, password_hash AS passwordHash, token_version AS tokenVersion, admin,
+       disabled_at AS disabledAt
      FROM users WHERE email = ?`,
   );
+  // A disabled user's tokens answer as a removed user's do.
   const version = sqlite.prepare<{ v: number }, [number]>(
-    'SELECT token_version AS v FROM users WHERE id = ?',
+    'SELECT token_version AS v FROM users WHERE id = ? AND disabled_at IS NULL',
   );
-  const users = sqlite.prepare<UserSummary, []>(
-    `SELECT u.id, u.email, u.created_at AS createdAt, coalesce(t.links, 0) AS links
-     FROM users u LEFT JOIN link_totals t ON t.owner = u.id ORDER BY u.id`,
+  const users = sqlite.prepare<Parameters<typeof userOf>[0], []>(
+    `SELECT ${USER_COLUMNS} FROM users u ORDER BY u.id`,
   );
   const password = sqlite.prepare<unknown, [string, string]>(
     'UPDATE users SET password_hash = ?, token_version = token_version + 1 WHERE email = ?',
@@ -75,9 +77,12 @@ export function sqliteAccounts(sqlite: Database) {
   const deleteKey = sqlite.prepare<unknown, [number, number]>(
     'DELETE FROM api_keys WHERE user_id = ? AND id = ?',
   );
+  // A disabled user's keys are not found.
   const keyByHash = sqlite.prepare<ApiKeyGrant, [string]>(
-    `SELECT id, user_id AS userId, scope, expires_at AS expiresAt, last_used_at AS lastUsedAt
-     FROM api_keys WHERE secret_hash = ?`,
+    `SELECT k.id, k.user_id AS userId, k.scope, k.expires_at AS expiresAt,
+       k.last_used_at AS lastUsedAt
+     FROM api_keys k JOIN users u ON u.id = k.user_id
+     WHERE k.secret_hash = ? AND u.disabled_at IS NULL`,
   );
   const touchKey = sqlite.prepare<unknown, [number, number]>(
     'UPDATE api_keys SET last_used_at = ? WHERE id = ?',
@@ -88,10 +93,12 @@ export function sqliteAccounts(sqlite: Database) {
     operations: {
       createUser: (email: string, hash: string): User | undefined =>
         insertUser.get(email, hash, Date.now()) ?? undefined,
-      findUserByEmail: (email: string): UserWithHash | undefined =>
-        userByEmail.get(email) ?? undefined,
+      findUserByEmail(email: string): UserWithHash | undefined {
+        const row = userByEmail.get(email);
+        return row === null ? undefined : { ...row, admin: row.admin !== 0 };
+      },
       tokenVersion: (id: number): number | undefined => version.get(id)?.v,
-      listUsers: (): UserSummary[] => users.all(),
+      listUsers: (): UserSummary[] => users.all().map(userOf),
       setPassword: (email: string, hash: string): boolean => password.run(hash, email).changes > 0,
       removeUser: sqlite.transaction(
         (email: string, links: RemovedLinks): { id: number; links: number } | undefined => {

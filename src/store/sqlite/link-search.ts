@@ -46,7 +46,8 @@ const LINK_COLUMNS = `l.id, l.user_id AS userId, l.domain_id AS domainId,
   l.original_url AS originalUrl, l.short_code AS shortCode, l.created_at AS createdAt`;
 const DETAIL_COLUMNS = `${LINK_COLUMNS}, l.source, l.expires_at AS expiresAt,
   l.max_clicks AS maxClicks, l.limited_clicks AS limitedClicks,
-  l.password_hash AS passwordHash, l.rules, l.variants, l.preview, ${TAGS_COLUMN}`;
+  l.password_hash AS passwordHash, l.rules, l.variants, l.preview,
+  l.disabled_at AS disabledAt, l.disabled_reason AS disabledReason, ${TAGS_COLUMN}`;
 
 /** "Contains the text, or has it as a tag": the pattern is escaped by containsPattern. */
 const TEXT_MATCH = `(l.short_code LIKE $pattern ESCAPE '\\' OR l.original_url LIKE $pattern ESCAPE '\\'

@@ -70,7 +70,8 @@ function linkChunks(sqlite: Database) {
            l.short_code AS shortCode, l.created_at AS createdAt, l.source,
            l.expires_at AS expiresAt, l.max_clicks AS maxClicks,
            l.limited_clicks AS limitedClicks, l.password_hash AS passwordHash, l.rules,
-           l.variants, l.preview, ${TAGS_COLUMN}, ${CLICKS_COLUMN}
+           l.variants, l.preview, l.disabled_at AS disabledAt,
+           l.disabled_reason AS disabledReason, ${TAGS_COLUMN}, ${CLICKS_COLUMN}
     FROM chunk JOIN links l ON l.id = chunk.id ${CLICKS_JOINS}
     ORDER BY l.created_at DESC, l.id DESC`;
   return {
@@ -120,11 +121,11 @@ export function detailOf(row: StoredDetail): LinkDetail {
 }
 
 /** The columns of a LinkDetail, with the clicks the counts file and the log's tail hold. */
-const DETAIL_COLUMNS = `l.id, l.user_id AS userId, l.domain_id AS domainId,
+export const DETAIL_COLUMNS = `l.id, l.user_id AS userId, l.domain_id AS domainId,
   l.original_url AS originalUrl, l.short_code AS shortCode, l.created_at AS createdAt,
   l.source, l.expires_at AS expiresAt, l.max_clicks AS maxClicks,
   l.limited_clicks AS limitedClicks, l.password_hash AS passwordHash, l.rules, l.variants,
-  l.preview, ${TAGS_COLUMN},
+  l.preview, l.disabled_at AS disabledAt, l.disabled_reason AS disabledReason, ${TAGS_COLUMN},
   coalesce((SELECT clicks FROM counts.link_clicks WHERE link_id = l.id), 0)
   + (SELECT count(*) FROM clicks WHERE link_id = l.id
      AND id > (SELECT coalesce(max(through), 0) FROM counts.rollup)) AS clicks`;
@@ -335,7 +336,7 @@ export function sqliteLinks(sqlite: Database, hooks: SqliteWebhooks, tagDays: Sq
   const linkByCode = sqlite.prepare<LinkTarget, [number, string]>(
     `SELECT id, user_id AS userId, original_url AS originalUrl, source, expires_at AS expiresAt,
        max_clicks AS maxClicks, limited_clicks AS limitedClicks, password_hash AS passwordHash,
-       rules, variants, preview
+       rules, variants, preview, disabled_at AS disabledAt, disabled_reason AS disabledReason
      FROM links WHERE domain_id = ? AND short_code = ?`,
   );
 

@@ -1,5 +1,5 @@
 // The SQLite implementation of Store: its areas (accounts.ts, links.ts, domains.ts, click-log.ts,
-// analytics.ts, tags.ts, webhooks.ts, settings.ts), each a set of prepared statements on one
+// analytics.ts, tags.ts, webhooks.ts, settings.ts, moderation.ts), each a set of prepared statements on one
 // connection, composed behind the guards of open.ts; and the click pipeline
 // (clicks/pipeline.ts) run with this engine's steps. Nothing builds SQL per request.
 
@@ -15,6 +15,7 @@ import { sqliteClickSteps, sqliteClicks } from './click-log.ts';
 import { sqliteDomains } from './domains.ts';
 import { sqliteLinkSearch } from './link-search.ts';
 import { sqliteLinks } from './links.ts';
+import { sqliteModeration } from './moderation.ts';
 import {
   classify,
   isBusyCause,
@@ -65,8 +66,12 @@ export function openSqlite(options: SqliteOptions): SqliteStore {
   const settings = sqliteSettings(sqlite);
   const links = sqliteLinks(sqlite, hooks, tags);
   const search = sqliteLinkSearch(sqlite);
+  const moderation = sqliteModeration(sqlite, hooks, () => {
+    for (const changed of blocklistWatchers) changed();
+  });
   // This process's own domain changes are told at once; another's through data_version.
   const domainWatchers = new Set<() => void>();
+  const blocklistWatchers = new Set<() => void>();
   const domains = sqliteDomains(sqlite, links.removeLink, () => {
     for (const changed of domainWatchers) changed();
   });
@@ -99,6 +104,13 @@ export function openSqlite(options: SqliteOptions): SqliteStore {
     ]),
     ...guardedWrites(links.operations, read, write, ['createLinks', 'updateLink', 'deleteLink']),
     ...guardedWrites(search.operations, read, write, []),
+    ...guardedWrites(moderation.operations, read, write, [
+      'setUserAdmin',
+      'setUserDisabled',
+      'setLinkDisabled',
+      'addBlockedHost',
+      'removeBlockedHost',
+    ]),
     ...guardedWrites(domains.operations, read, write, [
       'createDomain',
       'updateDomain',
@@ -168,6 +180,17 @@ export function openSqlite(options: SqliteOptions): SqliteStore {
       return stop;
     },
 
+    watchBlockedHosts(changed: () => void): () => void {
+      blocklistWatchers.add(changed);
+      const unwatch = watchDataVersion(sqlite, changed);
+      const stop = () => {
+        blocklistWatchers.delete(changed);
+        if (watchers.delete(stop)) unwatch();
+      };
+      watchers.add(stop);
+      return stop;
+    },
+
     watchDomains(changed: () => void): () => void {
       domainWatchers.add(changed);
       const unwatch = watchDataVersion(sqlite, changed);
@@ -203,7 +226,7 @@ export function openSqlite(options: SqliteOptions): SqliteStore {
         // A handle with live statements would linger; finalize ours so the files really close.
         analytics.finalize();
         tags.finalize();
-        for (const area of [links, search, domains, accounts, settings, hooks, clicks])
+        for (const area of [links, search, moderation, domains, accounts, settings, hooks, clicks])
           area.finalize();
         totals.finalize();
         sqlite.run('PRAGMA main.wal_checkpoint(TRUNCATE)');
