@@ -8,8 +8,10 @@
 // stats-view.js (which shows a tag's stats too; open mode's admin token for the first two:
 // admin-token.js). domains.js knows the short domains and what a link's domain decides:
 // its short URL and its API path. In accounts mode the header also opens the person's API
-// keys: api-keys.js (and revoke-key.js).
+// keys: api-keys.js (and revoke-key.js). Admins also get the admin section (admin-access.js
+// finds out who is one and loads admin.js, which holds the section's views).
 
+import { createAdminAccess } from './admin-access.js';
 import { createAdminToken } from './admin-token.js';
 import { createApi } from './api.js';
 import { createKeysView } from './api-keys.js';
@@ -117,6 +119,7 @@ const list = createLinksList({
   },
   onTagStats: (tag, button) => stats.openTag(tag, button),
 });
+const access = createAdminAccess({ api, mode, adminToken, domains, session, appView });
 wireCloseButtons();
 const auth = createAuth({
   api,
@@ -145,12 +148,14 @@ function showApp() {
   appView.hidden = false;
   domains.load();
   list.start();
+  access.start(); // may show the admin section instead, when the address asks for it
 }
 
 /** Back to the login form, forgetting the token and everything shown. */
 function endSession(notice, { focus = false } = {}) {
   session.clear();
   for (const dialog of [editor, deleter, stats, keys]) dialog.close();
+  access.stop();
   listStatus.textContent = '';
   list.stop();
   domains.clear();
