@@ -1,7 +1,7 @@
 // Who sees the admin section, and the way to it. The server decides: the person is an
 // admin while GET /api/admin/overview answers 200 — with the session's token in accounts
-// mode, with the admin token this tab keeps in open mode (the header's Admin button asks
-// for it; the Edit and Delete dialogs may have kept it already). Admins get the Sections
+// mode, with the admin token this tab keeps in open mode (the Admin button at the foot of
+// the page asks for it; the Edit and Delete dialogs may have kept it already). Admins get the Sections
 // navigation (the links, or the admin section at #admin…); the section's code
 // (admin.js) loads only then. A 403 later (demoted) or a refused token hides it again.
 
@@ -128,7 +128,7 @@ export function createAdminAccess({ api, mode, adminToken, domains, session, app
     check();
   });
 
-  // ---- Open mode: the header's Admin button asks for the token.
+  // ---- Open mode: the Admin button at the foot of the page asks for the token.
   const dialog = byId('admin-token-dialog');
   const form = byId('admin-token-form');
   const input = byId('admin-token-value');

@@ -3,7 +3,8 @@
 // calls only. It is asked for inside the Edit and Delete dialogs when this tab has none,
 // kept in sessionStorage once the server has taken it (this tab only, gone when it
 // closes), and forgotten when the server answers 401, or by the header's button. The
-// header's Admin button (admin-access.js) asks for it too, to open the admin section.
+// Admin button at the foot of the page (admin-access.js) asks for it too, for the admin
+// section.
 // In accounts mode nothing here applies: the session's own token is sent.
 
 import { byId } from './dom.js';
