@@ -132,6 +132,7 @@ const auth = createAuth({
 });
 
 byId('list-title').textContent = mode === 'open' ? 'All links' : 'Your links';
+byId('section-links').textContent = byId('list-title').textContent;
 byId('logout').addEventListener('click', () => endSession('You have logged out.', { focus: true }));
 
 if (mode === 'open') showApp();
