@@ -2,6 +2,9 @@
 // share it. Which routes exist depends on the mode; everything else is passed in.
 
 import { type AnyElysia, Elysia } from 'elysia';
+import { AdminActions } from './admin/actions.ts';
+import { BlockedHosts } from './admin/blocked-hosts.ts';
+import { adminRoutes } from './admin/routes.ts';
 import { countryOf } from './analytics/countries.ts';
 import { keyRoutes } from './auth/key-routes.ts';
 import { type HashingCost, PasswordHasher } from './auth/passwords.ts';
@@ -83,8 +86,13 @@ export interface AppDeps {
   rateLimits?: RateLimits;
   /** Addresses and CIDR blocks of reverse proxies whose forwarding headers are believed. */
   trustedProxies?: readonly string[];
-  /** The blocklist in force; a function, since SIGHUP reloads it. */
+  /** The blocklist file's list in force; a function, since SIGHUP reloads it. */
   blocklist?: () => Blocklist | undefined;
+  /**
+   * The database's part of the blocklist (BlockedHosts.open, read before listening); one
+   * that reads the list as the app starts when absent.
+   */
+  blockedHosts?: BlockedHosts;
   /** The socket peer of a request; the server's by default (tests in-process give their own). */
   peerAddress?: PeerOf;
   /** Links one user may own (accounts mode); 0 or absent: no limit. */
@@ -150,7 +158,10 @@ export function createApp(deps: AppDeps) {
   const writers = deps.writers ?? createWriters(store, log);
   const limits = createAbuseLimits(deps.rateLimits);
   const clientOf = clientResolver(parseTrustedProxies(deps.trustedProxies ?? []), deps.peerAddress);
-  const blocklist = deps.blocklist ?? (() => undefined);
+  const blockedHosts = deps.blockedHosts ?? new BlockedHosts(store, log);
+  if (deps.blockedHosts === undefined) blockedHosts.reload().catch(() => {});
+  // The file's entries and the database's: a target either blocks is refused.
+  const blocklist = blockedHosts.joined(deps.blocklist ?? (() => undefined));
   const registeredHosts = deps.registeredHosts ?? domains.registeredHosts;
   const ownHosts = liveOwnHosts(deps.baseUrl, registeredHosts);
   const secret = typeof deps.jwtSecret === 'string' ? new TokenKey(deps.jwtSecret) : deps.jwtSecret;
@@ -297,6 +308,22 @@ export function createApp(deps: AppDeps) {
     .use(statsRoutes({ mode, store, secret, domains }))
     .use(tagRoutes({ mode, store, secret }))
     .use(webhookRoutes({ mode, store, secret, adminToken: deps.adminToken, dispatcher: webhooks }));
+  app.use(
+    adminRoutes({
+      mode,
+      store,
+      secret,
+      adminToken: deps.adminToken,
+      domains,
+      actions: new AdminActions({
+        store,
+        events,
+        blockedHosts,
+        forgetLinks: () => cache.forgetAll(),
+        wake: () => webhooks.wake(),
+      }),
+    }),
+  );
   app.use(
     domainRoutes({
       mode,

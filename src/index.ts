@@ -1,6 +1,7 @@
 // The kurz executable: read the command line, open the store, serve or migrate, and
 // shut down cleanly on SIGINT/SIGTERM.
 
+import { BlockedHosts } from './admin/blocked-hosts.ts';
 import { createApp, createWriters, drainWriters } from './app.ts';
 import { TokenKey } from './auth/tokens.ts';
 import { backupCommand } from './backup/sqlite-backup.ts';
@@ -186,6 +187,8 @@ async function serve(config: Config): Promise<number> {
   const writers = createWriters(store, log);
   let baseUrl = config.baseUrl;
   const domains = await DomainRegistry.open(store, () => baseUrl ?? '');
+  // Read before listening, so the first link made is checked against it too.
+  const blockedHosts = await BlockedHosts.open(store, log);
   const webhooks = new WebhookDispatcher({
     store,
     domainOf: domains.domainOf,
@@ -208,6 +211,7 @@ async function serve(config: Config): Promise<number> {
     rateLimits: config.rateLimitsEnabled ? config.rateLimits : undefined,
     trustedProxies: config.trustedProxies,
     blocklist: () => blocklist,
+    blockedHosts,
     maxLinksPerUser: config.maxLinksPerUser,
     adminToken: config.adminToken,
     registration: config.registration,

@@ -7,6 +7,7 @@
 import { Elysia } from 'elysia';
 import type { Mode } from '../config/config.ts';
 import { forbidden, unauthorized } from '../domain/errors.ts';
+import type { UserStanding } from '../store/moderation.ts';
 import type { Store } from '../store/store.ts';
 import { grantOf, isApiKey } from './api-keys.ts';
 import { bearerToken, type TokenKey, userIdOf } from './tokens.ts';
@@ -51,16 +52,30 @@ export async function ownerOf(request: Request, options: OwnerOptions): Promise<
     if (grant.scope === 'read' && !READING.has(request.method)) throw forbidden();
     return grant.userId;
   }
+  return (await sessionOf(credential, secret, store)).id;
+}
+
+/**
+ * The user a session token (not an API key) stands for, and their standing; 401 when the
+ * token is bad or expired, or its user removed, disabled, or their password changed since.
+ * One indexed read of the user per request.
+ */
+export async function sessionOf(
+  credential: string,
+  secret: TokenKey,
+  store: Pick<Store, 'standing'>,
+): Promise<UserStanding & { id: number }> {
   const payload = await secret.verify(credential);
   if (!payload) throw unauthorized();
   const id = userIdOf(payload.sub);
   if (id === undefined) throw unauthorized();
-  // A removed user has no version; a changed password raised it past the token's.
-  const version = await store.tokenVersion(id);
-  if (version === undefined || versionOf(payload.ver) !== version) {
+  // A removed or disabled user has no standing; a changed password raised the version
+  // past the token's.
+  const standing = await store.standing(id);
+  if (standing === undefined || versionOf(payload.ver) !== standing.version) {
     throw unauthorized();
   }
-  return id;
+  return { id, ...standing };
 }
 
 /** The token version a payload carries; tokens issued before versions existed carry 0. */

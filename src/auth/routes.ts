@@ -96,6 +96,8 @@ export function authRoutes(options: AuthRoutesOptions) {
           throw new ApiError(401, Messages.invalidCredentials);
         }
         if (email !== undefined) limits?.loginEmail.reset(email);
+        // Told only to whoever knows the password: a disabled account is no secret to them.
+        if (user.disabledAt !== null) throw new ApiError(403, Messages.accountDisabled);
         return session(user);
       },
       {
@@ -106,9 +108,12 @@ export function authRoutes(options: AuthRoutesOptions) {
         body: LoginBody,
         response: {
           200: Session,
-          ...errorResponses(400, 403, 408, 413, 429, 500, 503),
+          ...errorResponses(400, 408, 413, 429, 500, 503),
           401: errorResponse(401, {
             description: '`Invalid credentials`: no account has this e-mail and password.',
+          }),
+          403: errorResponse(403, {
+            description: `\`Account disabled\`: an admin disabled the account (the password was right). ${BROWSER_REFUSALS}`,
           }),
         },
         detail: {

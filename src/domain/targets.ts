@@ -1,6 +1,7 @@
 // Which hosts a new link may point to: never kurz itself (a short link of a short link, or
 // a redirect loop), never a domain on the operator's blocklist. The blocklist is a text
-// file, one domain a line, matching the domain and its subdomains.
+// file, one domain a line, and the hosts admins add to the database; each entry matches
+// the domain and its subdomains.
 
 import { badRequest, Messages } from './errors.ts';
 import { canonicalHostname, isIpLiteral, normalizeHost, serviceKey, urlHost } from './hosts.ts';
@@ -40,6 +41,11 @@ export function parseBlocklist(text: string): Blocklist {
     if (domain === undefined) throw new BlocklistError(i + 1, raw.trim());
     domains.add(domain);
   }
+  return blocklistOf(domains);
+}
+
+/** The blocklist of these domains (canonical, as hostOf gives them). */
+export function blocklistOf(domains: ReadonlySet<string>): Blocklist {
   return {
     domains,
     blocks(hostname) {
@@ -55,6 +61,32 @@ export function parseBlocklist(text: string): Blocklist {
       return false;
     },
   };
+}
+
+/** Both lists: a host either blocks is blocked. */
+export function eitherBlocklist(
+  a: Blocklist | undefined,
+  b: Blocklist | undefined,
+): Blocklist | undefined {
+  if (a === undefined || a.domains.size === 0) return b;
+  if (b === undefined || b.domains.size === 0) return a;
+  return {
+    get domains() {
+      return new Set([...a.domains, ...b.domains]);
+    },
+    blocks: (hostname) => a.blocks(hostname) || b.blocks(hostname),
+  };
+}
+
+/**
+ * A host an admin blocks (`evil.example`, or `*.evil.example`, which means the same), as
+ * the list keeps it; 400 when it is no host name.
+ */
+export function parseBlockedHost(value: unknown): string {
+  const text = typeof value === 'string' ? value.trim() : '';
+  const host = text === '' || text.length > 253 ? undefined : hostOf(text.replace(/^\*\./, ''));
+  if (host === undefined) throw badRequest(Messages.blockedHostRule);
+  return host;
 }
 
 /** A blocklist entry as a canonical hostname (no port), or undefined when it is none. */

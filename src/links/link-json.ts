@@ -74,6 +74,8 @@ export function linkDetailToJson(
       variants: link.variants === null ? [] : JSON.parse(link.variants),
       preview: storedPreview(link.preview),
       status: isExpired(link) ? 'expired' : 'active',
+      disabled: link.disabledAt !== null,
+      disabled_reason: link.disabledReason,
     };
   };
 }

@@ -221,6 +221,13 @@ const detailFields = {
   status: t.Union([t.Literal('active'), t.Literal('expired')], {
     description: '`expired` past `expires_at` or once `max_clicks` clicks are counted.',
   }),
+  disabled: t.Boolean({
+    description:
+      'Whether an admin disabled the link: it answers 410 `Link disabled` whatever else holds. Only an admin enables it again; its owner may still delete it.',
+  }),
+  disabled_reason: t.Union([t.String(), t.Null()], {
+    description: 'Why, as the admin gave it; null: not disabled, or no reason given.',
+  }),
 };
 const LINK_DETAIL = { title: 'LinkDetail', description: 'A short link with its settings.' };
 

@@ -58,6 +58,13 @@ function documentation(mode: Mode, baseUrl: string) {
         description:
           'Being told of links created, changed and deleted, and of clicks, by signed HTTPS calls (Standard Webhooks).',
       },
+      {
+        name: 'admin',
+        description:
+          mode === 'accounts'
+            ? 'Administering the instance: its figures, users, every user’s links and the blocklist, for admin users and the operator’s admin token.'
+            : 'Administering the instance: its figures, every link and the blocklist, with the operator’s admin token.',
+      },
       { name: 'redirect', description: 'Following a short link.' },
       { name: 'health', description: 'Whether the service and its database work.' },
     ],
@@ -77,8 +84,8 @@ function documentation(mode: Mode, baseUrl: string) {
         scheme: 'bearer',
         description:
           mode === 'accounts'
-            ? 'The operator’s admin token (`--admin-token`), as `Authorization: Bearer <token>`: needed to manage the short domains.'
-            : 'The operator’s admin token (`--admin-token`), as `Authorization: Bearer <token>`: needed to change or delete links in open mode, and to manage the short domains.',
+            ? 'The operator’s admin token (`--admin-token`), as `Authorization: Bearer <token>`: needed to manage the short domains, and accepted by every /api/admin route.'
+            : 'The operator’s admin token (`--admin-token`), as `Authorization: Bearer <token>`: needed to change or delete links in open mode, to manage the short domains, and by every /api/admin route.',
       },
     },
   };

@@ -268,9 +268,11 @@ describe('tokens on protected endpoints', () => {
     const gone = await app.user();
     const code = (await ann.link()).short_code;
     await app.query('DELETE FROM users WHERE id = ?', [gone.user?.id]);
-    // Every route the document says needs the bearer token, with a code that exists.
+    // Every route the document says needs the bearer token, with a code that exists. The
+    // admin API's refusals, this header included, are admin-access.test.ts's.
     const doc = (await app.get('/api/openapi.json')).json;
     const routes = Object.entries(doc.paths as Record<string, Record<string, { security?: [] }>>)
+      .filter(([path]) => !path.startsWith('/api/admin/'))
       .flatMap(([path, item]) =>
         Object.entries(item)
           .filter(([, op]) => op.security?.length)

@@ -117,6 +117,8 @@ function detailOf(link: Record<string, unknown>, settings: Record<string, unknow
     variants: [],
     preview: null,
     status: 'active',
+    disabled: false,
+    disabled_reason: null,
     ...settings,
   };
 }
@@ -267,6 +269,8 @@ describe.each(MODES)('GET /api/links/{code} (%s mode)', (mode) => {
         'variants',
         'preview',
         'status',
+        'disabled',
+        'disabled_reason',
       ].sort(),
     );
   });

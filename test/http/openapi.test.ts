@@ -43,6 +43,17 @@ const LINK_ROUTES = [
   'GET /api/tags',
   'GET /api/tags/{tag}/stats',
 ];
+/** The admin API of both modes; the users are accounts mode's. */
+const ADMIN_ROUTES = [
+  'GET /api/admin/overview',
+  'GET /api/admin/links',
+  'POST /api/admin/links/{code}/disable',
+  'POST /api/admin/links/{code}/enable',
+  'DELETE /api/admin/links/{code}',
+  'GET /api/admin/blocklist',
+  'POST /api/admin/blocklist',
+  'DELETE /api/admin/blocklist/{host}',
+];
 const ROUTES = {
   accounts: [
     'POST /api/auth/register',
@@ -50,13 +61,37 @@ const ROUTES = {
     'POST /api/keys',
     'GET /api/keys',
     'DELETE /api/keys/{id}',
+    'GET /api/admin/users',
+    'PATCH /api/admin/users/{id}',
+    'DELETE /api/admin/users/{id}',
+    ...ADMIN_ROUTES,
     ...LINK_ROUTES,
   ],
-  open: LINK_ROUTES,
+  open: [...ADMIN_ROUTES, ...LINK_ROUTES],
 };
+const ADMIN_OPERATION_IDS = [
+  'adminOverview',
+  'adminListLinks',
+  'adminDisableLink',
+  'adminEnableLink',
+  'adminDeleteLink',
+  'adminListBlocklist',
+  'adminBlockHost',
+  'adminUnblockHost',
+];
 const OPERATION_IDS = {
-  accounts: ['register', 'login', 'createApiKey', 'listApiKeys', 'deleteApiKey'],
-  open: [],
+  accounts: [
+    'register',
+    'login',
+    'createApiKey',
+    'listApiKeys',
+    'deleteApiKey',
+    'adminListUsers',
+    'adminChangeUser',
+    'adminRemoveUser',
+    ...ADMIN_OPERATION_IDS,
+  ],
+  open: ADMIN_OPERATION_IDS,
 };
 const LINK_OPERATION_IDS = [
   'health',
@@ -179,13 +214,20 @@ describe.each(['accounts', 'open'] as const)('GET /api/openapi.json (%s mode)', 
     expect(names).toEqual(
       mode === 'accounts'
         ? [
+            'AdminLink',
+            'AdminOverview',
+            'AdminUser',
+            'AdminUserChange',
             'ApiKey',
             'ApiKeyRequest',
+            'BlockHost',
+            'BlockedHost',
             'BulkAnswer',
             'BulkRequest',
             'BulkResult',
             'CreatedWebhook',
             'Credentials',
+            'DisableLink',
             'Domain',
             'DomainChange',
             'DomainRequest',
@@ -209,10 +251,15 @@ describe.each(['accounts', 'open'] as const)('GET /api/openapi.json (%s mode)', 
             'WebhookRequest',
           ]
         : [
+            'AdminLink',
+            'AdminOverview',
+            'BlockHost',
+            'BlockedHost',
             'BulkAnswer',
             'BulkRequest',
             'BulkResult',
             'CreatedWebhook',
+            'DisableLink',
             'Domain',
             'DomainChange',
             'DomainRequest',
@@ -462,15 +509,20 @@ describe.each(['accounts', 'open'] as const)('GET /api/openapi.json (%s mode)', 
         // The domains a user may choose from: as the links list, or with the admin token.
         const domainList =
           mode === 'accounts' ? [{ bearer: [] }, { adminToken: [] }] : [{}, { adminToken: [] }];
+        // An admin user's token, or the operator's; open mode has only the latter.
+        const administration =
+          mode === 'accounts' ? [{ bearer: [] }, { adminToken: [] }] : [{ adminToken: [] }];
         expect([name, op.security]).toEqual([
           name,
-          name === 'GET /api/domains'
-            ? domainList
-            : protectedRoute
-              ? [{ bearer: [] }]
-              : adminRoute
-                ? [{ adminToken: [] }]
-                : [],
+          name.includes(' /api/admin/')
+            ? administration
+            : name === 'GET /api/domains'
+              ? domainList
+              : protectedRoute
+                ? [{ bearer: [] }]
+                : adminRoute
+                  ? [{ adminToken: [] }]
+                  : [],
         ]);
       }
       if (mode === 'accounts') {

@@ -389,6 +389,13 @@ export class TestApp {
     return new Client(this, reply.json.token, reply.json.user);
   }
 
+  /** Registers a fresh user, makes them an admin (as `kurz user promote` does), and returns them. */
+  async admin(email?: string) {
+    const client = await this.user(email);
+    await this.store.setUserAdmin(client.user?.id as number, true);
+    return client;
+  }
+
   /** A client without a token (open mode, or to test 401s). */
   anonymous() {
     return new Client(this, undefined, undefined);
