@@ -40,13 +40,10 @@ import { Metrics } from './metrics/metrics.ts';
 import { metricsRoutes } from './metrics/routes.ts';
 import { clientResolver, createAbuseLimits, type PeerOf } from './net/abuse-limits.ts';
 import { AutoPreviews } from './previews/auto-previews.ts';
+import { nativeRedirectRoute, REDIRECT_ROUTE, redirectRoutes } from './redirect/http-routes.ts';
 import { DEFAULT_CACHE, LinkCache, type LinkCacheOptions } from './redirect/link-cache.ts';
-import {
-  createRedirect,
-  nativeRedirectRoute,
-  REDIRECT_ROUTE,
-  redirectRoutes,
-} from './redirect/routes.ts';
+import { createLookBefore } from './redirect/look-before.ts';
+import { createRedirect } from './redirect/routes.ts';
 import type { Store } from './store/store.ts';
 import { tagRoutes } from './tags/routes.ts';
 import { apiDocs } from './web/api-docs.ts';
@@ -120,6 +117,11 @@ export interface AppDeps {
   previewPolicy?: TargetPolicy;
   /** The reader of auto previews; one with previewPolicy when absent. */
   previews?: AutoPreviews;
+  /**
+   * --new-account-interstitial: links of accounts younger than this many days answer the
+   * `+` page in place of their redirect (accounts mode); 0 or absent: off.
+   */
+  newAccountInterstitialDays?: number;
 }
 
 /** Writes that may wait for a commit at once, per writer, before more are refused with 503. */
@@ -169,7 +171,13 @@ export function createApp(deps: AppDeps) {
   // Read once: a base URL given at start-up is known here, and the default one
   // (http://localhost:PORT, known only once listening) is never https.
   const headers = securityHeaders(deps.baseUrl());
-  const cache = new LinkCache(store, { ...DEFAULT_CACHE, ...deps.cache }, headers, {
+  const interstitialDays = mode === 'accounts' ? (deps.newAccountInterstitialDays ?? 0) : 0;
+  const cacheOptions = {
+    ...DEFAULT_CACHE,
+    ...deps.cache,
+    newAccountMs: interstitialDays * 86_400_000,
+  };
+  const cache = new LinkCache(store, cacheOptions, headers, {
     countryOf,
     secure: (domainId) => domains.domainOf(domainId).baseUrl.startsWith('https:'),
   });
@@ -211,6 +219,7 @@ export function createApp(deps: AppDeps) {
     headers,
     passwords,
     domains,
+    lookBefore: createLookBefore({ store, domains, headers }),
   });
   const metrics =
     deps.metricsToken === undefined

@@ -213,6 +213,7 @@ async function serve(config: Config): Promise<number> {
     blocklist: () => blocklist,
     blockedHosts,
     maxLinksPerUser: config.maxLinksPerUser,
+    newAccountInterstitialDays: config.newAccountInterstitialDays,
     adminToken: config.adminToken,
     registration: config.registration,
     webhooks,

@@ -28,6 +28,8 @@ export interface RateLimits {
   unknownCode: RateLimit;
   /** Wrong passwords for a protected link, per link and client address. */
   linkPassword: RateLimit;
+  /** Reports of abusive links (POST /api/reports), per client address. */
+  report: RateLimit;
 }
 
 export interface Config {
@@ -80,6 +82,11 @@ export interface Config {
   logFormat: LogFormat;
   /** One line per request answered (off by default). */
   accessLog: boolean;
+  /**
+   * Links of accounts younger than this many days answer the `+` page (with a Continue
+   * button) in place of their redirect (accounts mode); 0: off.
+   */
+  newAccountInterstitialDays: number;
 }
 
 const MINUTE = 60_000;
@@ -91,6 +98,7 @@ export const DEFAULT_RATE_LIMITS: RateLimits = {
   create: { count: 1000, windowMs: 60 * MINUTE },
   unknownCode: { count: 300, windowMs: MINUTE },
   linkPassword: { count: 10, windowMs: 15 * MINUTE },
+  report: { count: 10, windowMs: 60 * MINUTE },
 };
 
 export const DEFAULTS = {
@@ -111,6 +119,7 @@ export const DEFAULTS = {
   webhookAllowPrivate: false,
   logFormat: 'text',
   accessLog: false,
+  newAccountInterstitialDays: 0,
 } as const satisfies Partial<Config>;
 
 /** A fresh, complete configuration with every default (lists and limits are new copies). */

@@ -236,6 +236,12 @@ export const SERVER_FLAGS: readonly ServerFlag[] = [
     'linkPassword',
     'wrong passwords per protected link and client address',
   ),
+  rateFlag(
+    '--rate-report',
+    'KURZ_RATE_REPORT',
+    'report',
+    'reports of abusive links (POST /api/reports) per client address',
+  ),
   {
     flag: '--admin-token',
     value: 'T',
@@ -402,6 +408,18 @@ export const SERVER_FLAGS: readonly ServerFlag[] = [
     default: String(DEFAULTS.maxLinksPerUser),
     parse: (v, c) => {
       c.maxLinksPerUser = wholeNumber(v, 0, 1e12, 'a number of links (0 for no limit)');
+    },
+  },
+  {
+    flag: '--new-account-interstitial',
+    value: 'DAYS',
+    env: 'KURZ_NEW_ACCOUNT_INTERSTITIAL',
+    section: 'abuse',
+    meaning:
+      'accounts mode: links of accounts younger than DAYS show their `+` page (target, age, a Continue button) instead of redirecting; 0 = off',
+    default: String(DEFAULTS.newAccountInterstitialDays),
+    parse: (v, c) => {
+      c.newAccountInterstitialDays = wholeNumber(v, 0, 3650, 'a number of days from 0 to 3650');
     },
   },
   {

@@ -49,7 +49,7 @@ export const Messages = {
   webhookPrivate: 'Webhook URL must point to a public address',
   webhookUnresolved: 'Webhook URL host cannot be resolved',
   webhookEvents:
-    'events must be a non-empty list of link.created, link.updated, link.deleted, clicks',
+    'events must be a non-empty list of link.created, link.updated, link.deleted, clicks, report.created',
   webhookLimit: 'Webhook limit reached',
   unknownDomain: "domain must name one of this service's short domains (its host or base URL)",
   domainRule:
@@ -98,6 +98,15 @@ export const Messages = {
   disabledFilterRule: 'disabled must be true or false',
   blockedHostRule: 'host must be a host name, such as example.com',
   blockedHostTaken: 'Host already blocked',
+  // Moderation: disabled links and reports (domain/reports.ts).
+  linkDisabled: 'Link disabled',
+  reportLinkRequired: 'code or short_url is required',
+  reportReasonRule: 'reason must be phishing, malware, spam, illegal or other',
+  reportDetailsRule: 'details must be a string of at most 1000 characters',
+  reportStatusRule: 'status must be waiting, resolved or all',
+  reportActionRule: 'action must be disable_link, disable_user or dismiss',
+  reportResolved: 'Report already resolved',
+  reportNoOwner: 'The link has no owner to disable',
 } as const;
 
 /** A rule's message about one part of a body, after its place: `rules[2].url: URL is not valid`. */

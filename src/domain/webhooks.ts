@@ -4,9 +4,29 @@
 
 import { badRequest, Messages } from './errors.ts';
 
-/** What a webhook can be told of, in the order they are listed everywhere. */
-export const WEBHOOK_EVENTS = ['link.created', 'link.updated', 'link.deleted', 'clicks'] as const;
+/**
+ * What a webhook can be told of, in the order they are listed everywhere. `report.created`
+ * (a link reported as abusive) goes to the webhooks of admins and open mode's only.
+ */
+export const WEBHOOK_EVENTS = [
+  'link.created',
+  'link.updated',
+  'link.deleted',
+  'clicks',
+  'report.created',
+] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+
+/** The events of an owner's own links: what a webhook registered without `events` is told of. */
+export const LINK_WEBHOOK_EVENTS: readonly WebhookEvent[] = [
+  'link.created',
+  'link.updated',
+  'link.deleted',
+  'clicks',
+];
+
+/** The events only an admin (or open mode's operator) may ask for. */
+export const ADMIN_WEBHOOK_EVENTS: readonly WebhookEvent[] = ['report.created'];
 
 /** Webhooks one user (or, in open mode, the operator) may register. */
 export const MAX_WEBHOOKS = 20;
@@ -44,9 +64,12 @@ export function parseWebhookUrl(value: unknown, allowPrivate: boolean): URL {
   return url;
 }
 
-/** The `events` of a webhook: absent or null asks for all; otherwise known names, at least one. */
+/**
+ * The `events` of a webhook: absent or null asks for the link events (report.created
+ * only when named); otherwise known names, at least one.
+ */
 export function parseWebhookEvents(value: unknown): WebhookEvent[] {
-  if (value === undefined || value === null) return [...WEBHOOK_EVENTS];
+  if (value === undefined || value === null) return [...LINK_WEBHOOK_EVENTS];
   if (
     !Array.isArray(value) ||
     value.length === 0 ||

@@ -96,7 +96,7 @@ export class Metrics implements RequestMetrics {
 
     counterFromNumbers(this.registry, {
       name: 'kurz_redirects_total',
-      help: 'Answers of GET, HEAD and POST /{code}, by outcome: redirected (307, HEAD too), not_found (404), not_found_redirected (302 to the not-found address of a short domain), expired (410), password_page (200), preview_page (200, the card shown to a link-preview crawler), unlocked (303), password_wrong (401), rate_limited (429), failed (503 or 500).',
+      help: 'Answers of GET, HEAD and POST /{code}, by outcome: redirected (307, HEAD too), not_found (404), not_found_redirected (302 to the not-found address of a short domain), expired (410), password_page (200), preview_page (200, the card shown to a link-preview crawler), unlocked (303), password_wrong (401), rate_limited (429), failed (503 or 500), disabled (410, a link an admin disabled), info_page (200, the `+` page of a link), interstitial (200, the `+` page shown instead of the redirect for a link of a new account), aborted (a password form the client hung up on while sending).',
       label: 'outcome',
       read: () => ({
         redirected: cache.redirectCount,
@@ -109,6 +109,10 @@ export class Metrics implements RequestMetrics {
         password_wrong: redirects.passwordWrong,
         rate_limited: redirects.rateLimited,
         failed: redirects.failed,
+        disabled: redirects.disabled,
+        info_page: redirects.infoPage,
+        interstitial: redirects.interstitial,
+        aborted: redirects.aborted,
       }),
     });
     counterFromNumbers(this.registry, {

@@ -20,6 +20,8 @@ export interface AbuseLimits {
   unknownCode: RateLimiter;
   /** Wrong passwords per protected link and client address. */
   linkPassword: RateLimiter;
+  /** Reports of abusive links per client address. */
+  report: RateLimiter;
 }
 
 export function createAbuseLimits(limits: RateLimits | undefined): AbuseLimits | undefined {
@@ -31,6 +33,7 @@ export function createAbuseLimits(limits: RateLimits | undefined): AbuseLimits |
     create: new RateLimiter(limits.create),
     unknownCode: new RateLimiter(limits.unknownCode),
     linkPassword: new RateLimiter(limits.linkPassword),
+    report: new RateLimiter(limits.report),
   };
 }
 

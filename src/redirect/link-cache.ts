@@ -33,6 +33,18 @@ function parseStored<T>(text: string | null): T[] | null {
 
 export interface CachedLink {
   id: number;
+  code: string;
+  domainId: number;
+  /**
+   * Set when an admin disabled the link: it answers 410 before any other check. The one
+   * field the redirect reads for it; a change (or another instance's notice) drops the entry.
+   */
+  disabled: { reason: string | null } | null;
+  /**
+   * Until when (ms) the link answers the `+` page in place of its redirect, its owner's
+   * account being younger than --new-account-interstitial; null: never (off, or no one's).
+   */
+  interstitialUntil: number | null;
   source: string | null;
   /** A fresh 307 to this link; its headers are built once, when the link is cached. */
   respond: () => Response;
@@ -70,6 +82,8 @@ export interface LinkCacheOptions {
   missSize: number;
   /** How long an unknown code is believed unknown, in milliseconds. */
   missTtlMs: number;
+  /** --new-account-interstitial in milliseconds: 0 (off) when absent. */
+  newAccountMs?: number;
 }
 
 /** What peek() answers for a code known to have no link. */
@@ -230,8 +244,14 @@ export class LinkCache {
       secure: this.routingContext.secure(domainId),
       countryOf: this.routingContext.countryOf,
     });
+    const newAccountMs = this.options.newAccountMs ?? 0;
     const link: CachedLink = {
       id: target.id,
+      code,
+      domainId,
+      disabled: target.disabledAt === null ? null : { reason: target.disabledReason },
+      interstitialUntil:
+        newAccountMs > 0 && target.ownerSince !== null ? target.ownerSince + newAccountMs : null,
       source: target.source,
       respond: () => {
         this.redirectCount++;

@@ -1,12 +1,14 @@
 // GET and HEAD /{code}: the hot path. Route → cache → click writer → 307.
 // A GET waits for its click to be committed before the 307 leaves; HEAD counts nothing.
-// A visit is answered in one order (follow()): expiry and click limit (410) → password
-// (its form, which POST /{code} answers) → the link's rules → its A/B split → its
-// target; a link-preview crawler gets the link's card instead of the 307.
+// A visit is answered in one order (follow()): disabled by an admin (410) → expiry and
+// click limit (410) → the new-account interstitial (the `+` page) → password (its form,
+// which POST /{code} answers) → the link's rules → its A/B split → its target; a
+// link-preview crawler gets the link's card instead of the 307.
+// A code never holds `+`, so `/{code}+`, `/{code}+report` and `/{code}+go` share the
+// route: only a path that is not a code is looked at for them (look-before.ts).
 // The same redirect() serves two routes: Elysia's (app.handle, as tests use it) and a
 // route Bun serves natively when listening, which skips Elysia's per-request context.
 
-import { Elysia, t } from 'elysia';
 import type { PasswordHasher } from '../auth/passwords.ts';
 import type { ClickWriter } from '../clicks/click-writer.ts';
 import type { Mode } from '../config/config.ts';
@@ -22,7 +24,6 @@ import {
 import { toLocationHeader } from '../domain/urls.ts';
 import type { DomainRegistry } from '../domains/registry.ts';
 import { BODY_DEADLINE_MS, readBodyText } from '../http/body.ts';
-import { errorResponses, ResponseHeaders, withHeaderSchemas } from '../http/model.ts';
 import { errorResponse } from '../http/responses.ts';
 import {
   type AbuseLimits,
@@ -34,7 +35,10 @@ import { isPreviewCrawler } from '../previews/crawlers.ts';
 import { previewPage } from '../previews/preview-page.ts';
 import type { Click } from '../store/store.ts';
 import { type CachedLink, type LinkCache, UNKNOWN } from './link-cache.ts';
-import { PasswordNotices, passwordPage } from './password-page.ts';
+import { disabledPage } from './link-pages.ts';
+import type { LookBefore } from './look-before.ts';
+import { wantsHtml } from './page-shell.ts';
+import { PasswordNotices, passwordAccepted, passwordPage } from './password-page.ts';
 
 export interface RedirectRoutesOptions {
   mode: Mode;
@@ -51,7 +55,12 @@ export interface RedirectRoutesOptions {
   passwords: Pick<PasswordHasher, 'verify'>;
   /** The short domains: the request's Host chooses whose code it is. */
   domains: Pick<DomainRegistry, 'several' | 'forHost' | 'of'>;
+  /** The `+` pages and the interstitial. */
+  lookBefore: LookBefore;
 }
+
+/** What a path that is not a code may be: a code with one of these suffixes. */
+const SUFFIXED = /^([A-Za-z0-9_-]{1,32})\+(report|go)?$/;
 
 /** Answers every request itself: its Promise never rejects. */
 export type Redirect = (
@@ -84,6 +93,14 @@ export interface RedirectCounts {
   rateLimited: number;
   /** 503 or 500: the click could not be committed, or the lookup failed. */
   failed: number;
+  /** 410: a link an admin disabled. */
+  disabled: number;
+  /** 200: the `+` page of a link (GET or HEAD /{code}+). */
+  infoPage: number;
+  /** 200: the `+` page in place of the redirect, for a link of an account younger than the setting. */
+  interstitial: number;
+  /** A password form whose body the client cut off (it hung up): no fault of kurz's. */
+  aborted: number;
 }
 
 /** GET and HEAD follow; POST brings a protected link's password. */
@@ -95,6 +112,7 @@ export interface Redirects {
 
 export function createRedirect(options: RedirectRoutesOptions): Redirects {
   const { mode, cache, clicks, onError, clientOf, headers = {}, passwords, domains } = options;
+  const { lookBefore } = options;
   const unknownCodes = options.limits?.unknownCode;
   const wrongPasswords = options.limits?.linkPassword;
   const trackQuerySource = mode === 'accounts';
@@ -108,6 +126,10 @@ export function createRedirect(options: RedirectRoutesOptions): Redirects {
     passwordWrong: 0,
     rateLimited: 0,
     failed: 0,
+    disabled: 0,
+    infoPage: 0,
+    interstitial: 0,
+    aborted: 0,
   };
   // A click the writer could not commit: it rejects only with StoreUnavailableError (and
   // has logged the batch's failure), so this needs no request and is made once.
@@ -122,6 +144,13 @@ export function createRedirect(options: RedirectRoutesOptions): Redirects {
   const expired = () => {
     counts.expired++;
     return errorResponse(410, Messages.linkExpired, headers);
+  };
+  /** 410 for a link an admin disabled: a page for a browser, JSON for anyone else. */
+  const disabled = (link: CachedLink, request: Request) => {
+    counts.disabled++;
+    if (!wantsHtml(request)) return errorResponse(410, Messages.linkDisabled, headers);
+    const reason = link.disabled?.reason ?? null;
+    return disabledPage(link.code, reason, headers, request.method === 'HEAD');
   };
   /** A fault while answering (a body refused with 413 or 408 is no fault of kurz's). */
   const failed = (error: unknown, request: Request) => {
@@ -140,10 +169,55 @@ export function createRedirect(options: RedirectRoutesOptions): Redirects {
     server: PeerSource | null,
   ): Response | Promise<Response> {
     const domainId = domainOf(request);
-    const link = isCodeShaped(code) ? cache.peek(code, domainId) : UNKNOWN;
+    if (!isCodeShaped(code)) return suffixed(code, request, server, domainId);
+    const link = cache.peek(code, domainId);
     if (link === UNKNOWN) return unknown(request, server, domainId);
     if (link === undefined) return lookUpThenRedirect(code, domainId, request, server);
     return follow(link, request, server);
+  }
+
+  /**
+   * A path that is not a code: `{code}+` (the link's page), `{code}+report` (its report
+   * form), `{code}+go` (its redirect without the interstitial), or nothing (404).
+   */
+  async function suffixed(
+    path: string,
+    request: Request,
+    server: PeerSource | null,
+    domainId: number,
+  ): Promise<Response> {
+    const match = SUFFIXED.exec(path);
+    if (match === null) return unknown(request, server, domainId);
+    const code = match[1] as string;
+    try {
+      if (match[2] === 'go') {
+        const link = await cache.get(code, domainId);
+        return link === undefined
+          ? unknown(request, server, domainId)
+          : follow(link, request, server, true);
+      }
+      const page =
+        match[2] === 'report'
+          ? await lookBefore.report(code, domainId, request)
+          : await lookBefore.info(code, domainId, request, false);
+      if (page === undefined) return unknown(request, server, domainId);
+      counts.infoPage++;
+      return page;
+    } catch (error) {
+      return failed(error, request);
+    }
+  }
+
+  /** The `+` page in place of the redirect, for a link of an account younger than the setting. */
+  async function interstitial(link: CachedLink, request: Request): Promise<Response> {
+    try {
+      const page = await lookBefore.info(link.code, link.domainId, request, true);
+      if (page === undefined) return notFound();
+      counts.interstitial++;
+      return page;
+    } catch (error) {
+      return failed(error, request);
+    }
   }
 
   /**
@@ -182,13 +256,18 @@ export function createRedirect(options: RedirectRoutesOptions): Redirects {
     link: CachedLink,
     request: Request,
     server: PeerSource | null,
+    direct = false,
   ): Response | Promise<Response> {
+    if (link.disabled !== null) return disabled(link, request);
     if (link.exhausted || (link.expiresAt !== null && Date.now() >= link.expiresAt)) {
       return expired();
     }
+    if (link.interstitialUntil !== null && !direct && Date.now() < link.interstitialUntil) {
+      return interstitial(link, request);
+    }
     if (link.passwordHash !== null) {
       counts.passwordPage++;
-      return passwordPage(200, undefined, headers);
+      return passwordPage(200, undefined, headers, link.code);
     }
     // Rules and split, when the link has them: the visit's target, worked out once.
     const routed = link.routing?.route({ request, address: () => clientOf(request, server) });
@@ -285,11 +364,14 @@ export function createRedirect(options: RedirectRoutesOptions): Redirects {
    * password to the target); a wrong one shows the form again with 401, until the
    * client has spent its tries on this link (429).
    */
-  async function unlock(code: string, request: Request, server: PeerSource | null) {
+  async function unlock(path: string, request: Request, server: PeerSource | null) {
     try {
       const domainId = domainOf(request);
+      // The form of a link reached through the interstitial posts to `{code}+go`.
+      const code = path.endsWith('+go') ? path.slice(0, -3) : path;
       const link = isCodeShaped(code) ? await cache.get(code, domainId) : undefined;
       if (link === undefined) return unknown(request, server, domainId);
+      if (link.disabled !== null) return disabled(link, request);
       if (link.exhausted || (link.expiresAt !== null && Date.now() >= link.expiresAt)) {
         return expired();
       }
@@ -297,13 +379,15 @@ export function createRedirect(options: RedirectRoutesOptions): Redirects {
       if (link.passwordHash === null) return notFound();
       const key = `${domainId}/${code}\u0000${clientKey(clientOf, request, server)}`;
       const wait = wrongPasswords?.left(key) ?? 0;
-      if (wait > 0) return tooManyTries(wait);
-      const password = formPassword(await readBodyText(request, BODY_DEADLINE_MS));
+      if (wait > 0) return tooManyTries(wait, code);
+      const body = await readForm(request);
+      if (body === ABORTED) return aborted();
+      const password = formPassword(body);
       if (password === undefined || !(await passwords.verify(password, link.passwordHash))) {
         const after = wrongPasswords?.take(key) ?? 0;
-        if (after > 0) return tooManyTries(after);
+        if (after > 0) return tooManyTries(after, code);
         counts.passwordWrong++;
-        return passwordPage(401, PasswordNotices.wrong, headers);
+        return passwordPage(401, PasswordNotices.wrong, headers, code);
       }
       wrongPasswords?.reset(key);
       // The rules and split of a protected link apply once its password is accepted.
@@ -315,6 +399,13 @@ export function createRedirect(options: RedirectRoutesOptions): Redirects {
         return expired();
       }
       counts.unlocked++;
+      // A browser is sent on by a page: a redirect would carry the form's navigation on
+      // to the target, which the form's `form-action 'self'` refuses.
+      if (wantsHtml(request)) {
+        const cookie = routed?.cookie;
+        const extra = cookie === undefined ? headers : { ...headers, 'set-cookie': cookie };
+        return passwordAccepted(routed?.location ?? link.location, extra);
+      }
       if (routed !== undefined) return link.respondTo(routed, 303);
       return new Response(null, {
         status: 303,
@@ -325,152 +416,42 @@ export function createRedirect(options: RedirectRoutesOptions): Redirects {
     }
   }
 
-  function tooManyTries(wait: number): Response {
+  /** Answered to no one (the client is gone), but answered: 400 as a cut-off JSON body is. */
+  function aborted(): Response {
+    counts.aborted++;
+    return errorResponse(400, Messages.bodyNotObject, headers);
+  }
+
+  function tooManyTries(wait: number, code: string): Response {
     counts.rateLimited++;
-    return passwordPage(429, PasswordNotices.tooMany, { ...headers, 'retry-after': String(wait) });
+    const retry = { ...headers, 'retry-after': String(wait) };
+    return passwordPage(429, PasswordNotices.tooMany, retry, code);
   }
 
   return { follow: redirect, unlock, counts };
+}
+
+/** What readForm() answers for a body the client stopped sending (it hung up). */
+const ABORTED: unique symbol = Symbol('aborted');
+
+/**
+ * The password form's body as text; ABORTED when the client hung up while sending it.
+ * 413 and 408 (an ApiError) stay what they are; any other failure to read the body is
+ * the connection's, not kurz's, and is neither logged nor counted as a fault.
+ */
+async function readForm(request: Request): Promise<string | typeof ABORTED> {
+  try {
+    return await readBodyText(request, BODY_DEADLINE_MS);
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    return ABORTED;
+  }
 }
 
 /** The `password` field of a urlencoded form; undefined when absent or empty. */
 function formPassword(body: string): string | undefined {
   const password = new URLSearchParams(body).get('password');
   return password === null || password === '' ? undefined : password;
-}
-
-/** The route of a short code, as Elysia names it. */
-export const REDIRECT_ROUTE = '/:code';
-
-/** The Elysia routes, for app.handle(). */
-export function redirectRoutes(redirects: Redirects, mode: Mode) {
-  return new Elysia({ name: 'kurz/redirect' })
-    .get(
-      REDIRECT_ROUTE,
-      ({ params, request, server }) => redirects.follow(params.code, request, server),
-      {
-        params: t.Object({ code: t.String({ description: 'The short code (case-sensitive).' }) }),
-        // Documentation only: the redirect reads ?source= itself (accounts mode).
-        ...(mode === 'accounts'
-          ? {
-              query: t.Object({
-                source: t.Optional(
-                  t.String({
-                    description:
-                      'Where the click came from, kept with the click (cut to 255 characters).',
-                  }),
-                ),
-              }),
-            }
-          : {}),
-        response: {
-          307: withHeaderSchemas(
-            t.Void({
-              description:
-                'To the original URL. The click is committed before this answer is sent; HEAD answers the same and counts nothing.',
-            }),
-            {
-              Location: t.String({
-                description:
-                  'The original URL, byte for byte (non-ASCII percent-encoded as UTF-8).',
-              }),
-              'Cache-Control': t.String({
-                const: 'private, no-store',
-                description: 'Every follow is counted, so no cache may answer in its place.',
-              }),
-            },
-          ),
-          200: t.String({
-            contentMediaType: 'text/html',
-            description:
-              'A password-protected link: a page with a form that posts the password to this address. Nothing is counted.',
-          }),
-          302: withHeaderSchemas(
-            t.Void({
-              description:
-                'No link has the code on this domain, and the domain sends unknown codes to its own address (`not_found_redirect`, see /api/domains).',
-            }),
-            { Location: t.String({ description: "The domain's not-found address." }) },
-          ),
-          ...errorResponses(404, 410, 429, 500, 503),
-        },
-        detail: {
-          operationId: 'redirect',
-          tags: ['redirect'],
-          summary: 'Follow a short link',
-          description:
-            "Needs no token. The request's `Host` chooses the short domain (an unregistered host is the default domain). Counts a click (with the creation source, the `Referer` without query or fragment and cut to 255 characters, the `User-Agent` cut to 256, the country of the client address; in accounts mode also `?source=`). A link past its `expires_at` or `max_clicks` answers 410 `Link expired` and counts nothing.",
-        },
-      },
-    )
-    .post(
-      REDIRECT_ROUTE,
-      ({ params, request, server }) => redirects.unlock(params.code, request, server),
-      {
-        // The handler reads the form itself, within the body limits.
-        parse: 'none',
-        params: t.Object({ code: t.String({ description: 'The short code (case-sensitive).' }) }),
-        body: t.Optional(
-          t.Object(
-            { password: t.String({ description: "The link's password." }) },
-            { description: 'application/x-www-form-urlencoded, as the password page sends it.' },
-          ),
-        ),
-        response: {
-          303: withHeaderSchemas(
-            t.Void({
-              description:
-                'The right password: the click is committed and the visitor sent on with 303 See Other (a 307 would have the browser post the password on to the target).',
-            }),
-            { Location: t.String({ description: 'The original URL.' }) },
-          ),
-          401: t.String({
-            contentMediaType: 'text/html',
-            description: 'A wrong password: the page again, with a message.',
-          }),
-          429: withHeaderSchemas(
-            t.String({
-              contentMediaType: 'text/html',
-              description:
-                'Too many wrong passwords for this link from this client: the page with a message.',
-            }),
-            { 'Retry-After': ResponseHeaders.retryAfter },
-          ),
-          ...errorResponses(404, 410, 413, 500, 503),
-        },
-        detail: {
-          operationId: 'unlockLink',
-          tags: ['redirect'],
-          summary: 'Send the password of a protected link',
-          description:
-            'What the password page posts. Wrong passwords are limited per link and client address (`--rate-link-password`, 10 per 15 minutes by default).',
-        },
-      },
-    );
-}
-
-/** The same routes as Bun serves them natively: `{ '/:code': { GET, HEAD, POST } }` for Bun.serve. */
-export function nativeRedirectRoute(
-  redirects: Redirects,
-  onError: (error: unknown, request: Request) => Response,
-) {
-  const redirect = redirects.follow;
-  // redirect() answers the faults of its promise itself, so nothing here wraps it (a
-  // .catch would cost a promise and a closure per redirect); a synchronous throw would
-  // be a bug, still answered as one.
-  const handle = (
-    request: Bun.BunRequest,
-    server: Bun.Server<unknown>,
-  ): Response | Promise<Response> => {
-    try {
-      return redirect(request.params.code as string, request, server);
-    } catch (error) {
-      return onError(error, request);
-    }
-  };
-  const unlock = (request: Bun.BunRequest, server: Bun.Server<unknown>) =>
-    redirects.unlock(request.params.code as string, request, server);
-  return { '/:code': { GET: handle, HEAD: handle, POST: unlock } };
 }
 
 /** Calls the answer chosen once a click's fate is known. */

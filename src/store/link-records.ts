@@ -43,6 +43,12 @@ export interface LinkTarget {
 /** The routing settings of a new link or a change: JSON text, null for none. */
 export type LinkRouting = Pick<LinkTarget, 'rules' | 'variants' | 'preview'>;
 
+/** What a redirect reads of a link: its target and settings, and its owner's account's age. */
+export interface RedirectTarget extends LinkTarget {
+  /** When the owner's account was made (ms), for --new-account-interstitial; null: no one's link. */
+  ownerSince: number | null;
+}
+
 /** Everything kept of a link: what GET /api/links/{code} shows, and the password hash. */
 export interface LinkDetail extends Link, LinkTarget {
   /** Lower-cased, in alphabetical order. */

@@ -6,6 +6,7 @@
 import { type AnyElysia, Elysia, type TSchema } from 'elysia';
 import type { Mode } from '../config/config.ts';
 import { BROWSER_REFUSALS, ErrorBody, keywordsOfRule, SOMETIMES } from '../http/model.ts';
+import { documentLinkPages } from '../redirect/model.ts';
 import { VERSION } from '../version.ts';
 import { escapeHtml } from './html.ts';
 import { SECURITY_HEADERS } from './routes.ts';
@@ -134,6 +135,8 @@ export async function openApiDocument(app: AnyElysia, mode: Mode, baseUrl: strin
   // share nodes between operations: from here on the document is a tree of plain JSON.
   const paths = JSON.parse(JSON.stringify(generated.paths));
   const docs = documentation(mode, baseUrl);
+  // The `+` paths the one `/{code}` route serves, and what it answers besides the redirect.
+  documentLinkPages(paths);
   visit(paths, standardKeywords);
   fixResponses(paths);
   declareCrossOriginRefusal(paths);

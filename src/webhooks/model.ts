@@ -46,7 +46,8 @@ export function webhookBody(allowPrivate: boolean) {
       events: t.Optional(
         t.Union([t.Array(Event, { minItems: 1, error }), t.Null({ error })], {
           error,
-          description: 'What to be told of; absent or null: all of them.',
+          description:
+            'What to be told of; absent or null: the link events (link.created, link.updated, link.deleted, clicks). `report.created` (a report of an abusive link) only for an admin, or the admin token in open mode.',
           examples: [['link.created', 'clicks']],
         }),
       ),

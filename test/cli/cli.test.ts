@@ -37,6 +37,7 @@ describe('command line', () => {
         create: { count: 1000, windowMs: 3_600_000 },
         unknownCode: { count: 300, windowMs: 60_000 },
         linkPassword: { count: 10, windowMs: 900_000 },
+        report: { count: 10, windowMs: 3_600_000 },
       },
       trustedProxies: [],
       blocklist: undefined,
@@ -52,6 +53,7 @@ describe('command line', () => {
       metricsToken: undefined,
       logFormat: 'text',
       accessLog: false,
+      newAccountInterstitialDays: 0,
     });
   });
 
@@ -90,6 +92,8 @@ describe('command line', () => {
       KURZ_METRICS_TOKEN: 'm'.repeat(32),
       KURZ_LOG_FORMAT: 'json',
       KURZ_ACCESS_LOG: 'on',
+      KURZ_RATE_REPORT: '4/h',
+      KURZ_NEW_ACCOUNT_INTERSTITIAL: '7',
     };
     expect(config([], env)).toEqual({
       mode: 'open',
@@ -110,6 +114,7 @@ describe('command line', () => {
         create: { count: 7, windowMs: 30_000 },
         unknownCode: { count: 9, windowMs: 60_000 },
         linkPassword: { count: 2, windowMs: 3_600_000 },
+        report: { count: 4, windowMs: 3_600_000 },
       },
       trustedProxies: ['10.0.0.0/8', '::1'],
       // The file is read and checked with the other flags, so a bad one stops the start.
@@ -130,6 +135,7 @@ describe('command line', () => {
       metricsToken: 'm'.repeat(32),
       logFormat: 'json',
       accessLog: true,
+      newAccountInterstitialDays: 7,
     });
     expect(config(['--mode', 'accounts', '--port=9000'], env)).toMatchObject({
       mode: 'accounts',

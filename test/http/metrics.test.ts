@@ -242,6 +242,10 @@ describe.each(MODES)('GET /api/metrics (%s mode)', (mode) => {
       password_wrong: 1,
       rate_limited: 1,
       failed: 0,
+      disabled: 0,
+      info_page: 0,
+      interstitial: 0,
+      aborted: 0,
     });
     // Clicks: three of plain, two of once (the second refused in its batch: max_clicks),
     // one unlocked; HEAD and the other refusals send none.

@@ -31,6 +31,13 @@ const LINK_ROUTES = [
   'GET /{code}',
   'HEAD /{code}',
   'POST /{code}',
+  'GET /{code}+',
+  'HEAD /{code}+',
+  'GET /{code}+report',
+  'HEAD /{code}+report',
+  'GET /{code}+go',
+  'HEAD /{code}+go',
+  'POST /{code}+go',
   'POST /api/webhooks',
   'GET /api/webhooks',
   'DELETE /api/webhooks/{id}',
@@ -108,6 +115,13 @@ const LINK_OPERATION_IDS = [
   'redirect',
   'redirectHead',
   'unlockLink',
+  'linkInfo',
+  'linkInfoHead',
+  'reportPage',
+  'reportPageHead',
+  'redirectDirect',
+  'redirectDirectHead',
+  'unlockLinkDirect',
   'createWebhook',
   'listWebhooks',
   'deleteWebhook',
@@ -235,6 +249,7 @@ describe.each(['accounts', 'open'] as const)('GET /api/openapi.json (%s mode)', 
             'Link',
             'LinkChange',
             'LinkDetail',
+            'LinkInfo',
             'LinkStats',
             'NewApiKey',
             'PreviewCard',
@@ -267,6 +282,7 @@ describe.each(['accounts', 'open'] as const)('GET /api/openapi.json (%s mode)', 
             'Link',
             'LinkChange',
             'LinkDetail',
+            'LinkInfo',
             'LinkStats',
             'PreviewCard',
             'RedirectRule',
@@ -316,7 +332,10 @@ describe.each(['accounts', 'open'] as const)('GET /api/openapi.json (%s mode)', 
         // /health's 503 body is the JSON string "Database unavailable".
         else if (name === 'GET /health' && status === '503') continue;
         // A wrong password, and too many of them, answer the password page again.
-        else if (name === 'POST /{code}' && (status === '401' || status === '429')) {
+        else if (
+          (name === 'POST /{code}' || name === 'POST /{code}+go') &&
+          (status === '401' || status === '429')
+        ) {
           expect(Object.keys(response.content)).toEqual(['text/html']);
         } else expect(response.content['application/json'].schema).toEqual({ $ref: `${REF}Error` });
       }
@@ -421,7 +440,10 @@ describe.each(['accounts', 'open'] as const)('GET /api/openapi.json (%s mode)', 
     expect(events).toMatchObject({
       type: ['array', 'null'],
       minItems: 1,
-      items: { type: 'string', enum: ['link.created', 'link.updated', 'link.deleted', 'clicks'] },
+      items: {
+        type: 'string',
+        enum: ['link.created', 'link.updated', 'link.deleted', 'clicks', 'report.created'],
+      },
     });
     expect(valuesOf(doc, 'default')).toEqual([]);
     const create = doc.paths['/api/webhooks'].post;
@@ -458,7 +480,8 @@ describe.each(['accounts', 'open'] as const)('GET /api/openapi.json (%s mode)', 
         if (status === '500') expect(headers).toEqual(['X-Request-Id']);
         // Login's 401 is "Invalid credentials", and a protected link's a wrong password,
         // not a missing token.
-        if (status === '401' && name !== 'POST /api/auth/login' && name !== 'POST /{code}') {
+        const passwordForm = name === 'POST /{code}' || name === 'POST /{code}+go';
+        if (status === '401' && name !== 'POST /api/auth/login' && !passwordForm) {
           expect(response.headers['WWW-Authenticate'].schema.const).toBe('Bearer');
         }
         for (const header of Object.values(response.headers ?? {}) as Json[]) {

@@ -15,6 +15,7 @@ const SMALL: RateLimits = {
   create: { count: 4, windowMs: HOUR },
   unknownCode: { count: 6, windowMs: HOUR },
   linkPassword: { count: 3, windowMs: HOUR },
+  report: { count: 2, windowMs: HOUR },
 };
 const from = (peer: string) => ({ headers: { [PEER_HEADER]: peer } });
 const TOO_MANY = { error: 'Too many requests' };

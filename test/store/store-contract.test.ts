@@ -414,8 +414,19 @@ describe.each(['sqlite', 'postgres'] as const)('Store contract on %s', (backend)
       preview: null,
       disabledAt: null,
       disabledReason: null,
+      ownerSince: null,
     });
     expect(await store.findLinkByCode('code_1')).toBeUndefined();
+  });
+
+  test("a user's link is found with the moment its owner's account was made", async () => {
+    const store = await open(backend);
+    const user = await store.createUser('owner@example.com', 'hash');
+    if (user === undefined) throw new Error('no user');
+    await make(store, 'owned', { userId: user.id });
+    const since = (await store.findLinkByCode('owned'))?.ownerSince;
+    expect(typeof since).toBe('number');
+    expect(Math.abs((since as number) - Date.now())).toBeLessThan(60_000);
   });
 
   test("a link's rules, variants and preview are kept as given, found with it, changed and cleared", async () => {
@@ -1214,5 +1225,126 @@ describe.each(['sqlite', 'postgres'] as const)('Moderation in the store on %s', 
       disabledLinks: 1,
       blockedHosts: 1,
     });
+  });
+});
+
+describe.each(['sqlite', 'postgres'] as const)('Reports in the store on %s', (backend) => {
+  const report = (linkId: number | null, code: string, createdAt: number) => ({
+    linkId,
+    domainId: 0,
+    shortCode: code,
+    reason: 'phishing' as const,
+    details: 'asks for a bank password',
+    createdAt,
+  });
+
+  test('a report is kept with its link as it is now, and listed newest first by status', async () => {
+    const store = await open(backend);
+    const ann = (await store.createUser('ann@example.com', 'h')) as User;
+    const link = await make(store, 'bad', {
+      userId: ann.id,
+      originalUrl: 'https://evil.example/x',
+    });
+    const first = await store.createReport(report(link.id, 'bad', 1000));
+    expect(first).toEqual({
+      id: first.id,
+      linkId: link.id,
+      domainId: 0,
+      shortCode: 'bad',
+      reason: 'phishing',
+      details: 'asks for a bank password',
+      createdAt: 1000,
+      resolvedAt: null,
+      resolution: null,
+      resolvedBy: null,
+      link: {
+        originalUrl: 'https://evil.example/x',
+        disabled: false,
+        owner: { id: ann.id, email: 'ann@example.com' },
+        clicks: 0,
+      },
+    });
+    const second = await store.createReport({ ...report(null, 'gone', 2000), details: null });
+    expect(second.link).toBeNull();
+    expect(await store.listReports({ status: 'waiting', offset: 0 })).toEqual({
+      reports: [second, first],
+      total: 2,
+    });
+    expect(
+      (await store.listReports({ status: 'all', offset: 1, limit: 1 })).reports.map((r) => r.id),
+    ).toEqual([first.id]);
+
+    const resolved = await store.resolveReport(first.id, {
+      at: 3000,
+      action: 'dismiss',
+      by: ann.id,
+    });
+    expect(resolved).toMatchObject({ resolvedAt: 3000, resolution: 'dismiss', resolvedBy: ann.id });
+    expect(await store.resolveReport(first.id, { at: 4000, action: 'dismiss', by: null })).toBe(
+      'already-resolved',
+    );
+    expect(await store.resolveReport(9999, { at: 4000, action: 'dismiss', by: null })).toBe(
+      undefined,
+    );
+    expect((await store.listReports({ status: 'waiting', offset: 0 })).total).toBe(1);
+    expect(
+      (await store.listReports({ status: 'resolved', offset: 0 })).reports.map((r) => r.id),
+    ).toEqual([first.id]);
+
+    // The link disabled, then removed: the report stays, its link shown as it is.
+    await store.setLinkDisabled(link.id, { at: 5000, reason: null });
+    expect((await store.findReport(first.id))?.link?.disabled).toBe(true);
+    await store.deleteLink(link.id);
+    expect((await store.findReport(first.id))?.link).toBeNull();
+    expect(await store.findReport(9999)).toBeUndefined();
+  });
+
+  test('report.created goes to the webhooks of enabled admins and of no one, in the same transaction', async () => {
+    const store = await open(backend);
+    const ann = (await store.createUser('ann@example.com', 'h')) as User;
+    const bob = (await store.createUser('bob@example.com', 'h')) as User;
+    const cat = (await store.createUser('cat@example.com', 'h')) as User;
+    await store.setUserAdmin(ann.id, true);
+    await store.setUserAdmin(cat.id, true);
+    await store.setUserDisabled(cat.id, 1);
+    const hook = (userId: number | null) =>
+      store.createWebhook(
+        {
+          userId,
+          url: 'https://hooks.example/in',
+          secret: 'whsec_x',
+          events: ['report.created'],
+          createdAt: 1,
+        },
+        20,
+      ) as Promise<{ id: number }>;
+    const annHook = await hook(ann.id);
+    await hook(bob.id);
+    await hook(cat.id);
+    const openHook = await hook(null);
+    const link = await make(store, 'bad', { userId: bob.id });
+    const made = await store.createReport(report(link.id, 'bad', 1000));
+    const messages = await store.claimDeliveries(Date.now() + 1000, 10, 30_000);
+    expect(messages.map((m) => m.webhookId).sort((a, b) => a - b)).toEqual([
+      annHook.id,
+      openHook.id,
+    ]);
+    for (const message of messages) {
+      expect(message.type).toBe('report.created');
+      expect(JSON.parse(message.payload)).toEqual({
+        id: made.id,
+        domainId: 0,
+        shortCode: 'bad',
+        reason: 'phishing',
+        details: 'asks for a bank password',
+        createdAt: 1000,
+        link: {
+          originalUrl: 'https://x.example',
+          disabled: false,
+          owner: { id: bob.id, email: 'bob@example.com' },
+          clicks: 0,
+        },
+      });
+    }
   });
 });

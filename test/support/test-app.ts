@@ -175,6 +175,8 @@ export interface AppOptions {
   metricsToken?: string;
   /** A line per request in the log (--access-log on). */
   accessLog?: boolean;
+  /** --new-account-interstitial DAYS; off unless given. */
+  newAccountInterstitialDays?: number;
 }
 
 /**
@@ -256,6 +258,7 @@ export class TestApp {
       previewPolicy: { allowPrivate: options.previewAllowPrivate ?? true, resolve: systemResolve },
       metricsToken: options.metricsToken,
       accessLog: options.accessLog,
+      newAccountInterstitialDays: options.newAccountInterstitialDays,
     });
     if (webhooks !== undefined) {
       webhooks.start();

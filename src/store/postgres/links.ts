@@ -18,8 +18,8 @@ import {
   type LinkDetail,
   type LinkPage,
   type LinkQuery,
-  type LinkTarget,
   type NewLink,
+  type RedirectTarget,
   type StoreTotals,
 } from '../store.ts';
 import { LINKS_CHANNEL, linkNotice } from './notices.ts';
@@ -250,14 +250,18 @@ export class PostgresLinks {
             FROM links WHERE user_id = ${owner} AND created_at = ANY(${times}::bigint[])`;
   }
 
-  async findLinkByCode(code: string, domainId = DEFAULT_DOMAIN): Promise<LinkTarget | undefined> {
-    const [row]: LinkTarget[] = await this.client`
-      SELECT id, user_id AS "userId", original_url AS "originalUrl", source,
-             expires_at::float8 AS "expiresAt", max_clicks AS "maxClicks",
-             limited_clicks AS "limitedClicks", password_hash AS "passwordHash",
-             rules, variants, preview, disabled_at::float8 AS "disabledAt",
-             disabled_reason AS "disabledReason"
-      FROM links WHERE domain_id = ${domainId} AND short_code = ${code}`;
+  async findLinkByCode(
+    code: string,
+    domainId = DEFAULT_DOMAIN,
+  ): Promise<RedirectTarget | undefined> {
+    const [row]: RedirectTarget[] = await this.client`
+      SELECT l.id, l.user_id AS "userId", l.original_url AS "originalUrl", l.source,
+             l.expires_at::float8 AS "expiresAt", l.max_clicks AS "maxClicks",
+             l.limited_clicks AS "limitedClicks", l.password_hash AS "passwordHash",
+             l.rules, l.variants, l.preview, l.disabled_at::float8 AS "disabledAt",
+             l.disabled_reason AS "disabledReason", u.created_at::float8 AS "ownerSince"
+      FROM links l LEFT JOIN users u ON u.id = l.user_id
+      WHERE l.domain_id = ${domainId} AND l.short_code = ${code}`;
     return row;
   }
 

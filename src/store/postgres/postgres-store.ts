@@ -2,8 +2,8 @@
 // kurz instances may share one database: every promise the store makes (exact counts,
 // one winner per code, the first token key stored) is kept by PostgreSQL itself, never
 // by memory of one process. Its areas (accounts.ts, links.ts, domains.ts, click-log.ts,
-// analytics.ts, tags.ts, webhooks.ts, settings.ts, moderation.ts, notices.ts, search-upkeep.ts) are composed here, each
-// operation held to the deadline of open.ts; the click pipeline (clicks/pipeline.ts)
+// analytics.ts, tags.ts, webhooks.ts, settings.ts, moderation.ts, reports.ts, notices.ts,
+// search-upkeep.ts) are composed here, each operation held to the deadline of open.ts; the click pipeline (clicks/pipeline.ts)
 // runs with this engine's steps.
 
 import type { SQL } from 'bun';
@@ -20,6 +20,7 @@ import { PostgresLinks } from './links.ts';
 import { PostgresModeration } from './moderation.ts';
 import { LINKS_CHANNEL, PostgresNotices } from './notices.ts';
 import { classify, connect, deadline, type PostgresOptions } from './open.ts';
+import { PostgresReports } from './reports.ts';
 import { TrigramUpkeep } from './search-upkeep.ts';
 import { PostgresSettings } from './settings.ts';
 import { PostgresTags } from './tags.ts';
@@ -95,6 +96,7 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresSt
     ...guarded(new PostgresClicks(client, (n) => pipeline.wrote(n)), run),
     ...guarded(new PostgresWebhooks(client), run),
     ...guarded(new PostgresSettings(client), run),
+    ...guarded(new PostgresReports(client), run),
     linkTraffic: (linkId, fromDay, toDay) =>
       run(() => analytics.traffic(client, linkId, fromDay, toDay)),
     clickRows: (linkId, afterId, limit) =>

@@ -17,8 +17,8 @@ import {
   type LinkDetail,
   type LinkPage,
   type LinkQuery,
-  type LinkTarget,
   type NewLink,
+  type RedirectTarget,
 } from '../store.ts';
 import { CLICKS_COLUMN, CLICKS_JOINS, CLICKS_OF_LINKS } from './click-counts.ts';
 import { writeTransaction } from './open.ts';
@@ -333,11 +333,14 @@ export function sqliteLinks(sqlite: Database, hooks: SqliteWebhooks, tagDays: Sq
   let chunks: ReturnType<typeof linkChunks> | undefined;
   let holders: ReturnType<typeof codeHolders> | undefined;
   const inserts = linkInserts(sqlite);
-  const linkByCode = sqlite.prepare<LinkTarget, [number, string]>(
-    `SELECT id, user_id AS userId, original_url AS originalUrl, source, expires_at AS expiresAt,
-       max_clicks AS maxClicks, limited_clicks AS limitedClicks, password_hash AS passwordHash,
-       rules, variants, preview, disabled_at AS disabledAt, disabled_reason AS disabledReason
-     FROM links WHERE domain_id = ? AND short_code = ?`,
+  const linkByCode = sqlite.prepare<RedirectTarget, [number, string]>(
+    `SELECT l.id, l.user_id AS userId, l.original_url AS originalUrl, l.source,
+       l.expires_at AS expiresAt, l.max_clicks AS maxClicks, l.limited_clicks AS limitedClicks,
+       l.password_hash AS passwordHash, l.rules, l.variants, l.preview,
+       l.disabled_at AS disabledAt, l.disabled_reason AS disabledReason,
+       u.created_at AS ownerSince
+     FROM links l LEFT JOIN users u ON u.id = l.user_id
+     WHERE l.domain_id = ? AND l.short_code = ?`,
   );
 
   /** Inserts links with distinct codes, each with its tags and link.created messages; the ids made. */
@@ -414,7 +417,7 @@ export function sqliteLinks(sqlite: Database, hooks: SqliteWebhooks, tagDays: Sq
       return owner === null ? holders.noOnesAt.all(at) : holders.ownersAt.all(owner, at);
     },
 
-    findLinkByCode: (code: string, domainId = DEFAULT_DOMAIN): LinkTarget | undefined =>
+    findLinkByCode: (code: string, domainId = DEFAULT_DOMAIN): RedirectTarget | undefined =>
       linkByCode.get(domainId, code) ?? undefined,
     findLinkDetail: (code: string, domainId = DEFAULT_DOMAIN): LinkDetail | undefined =>
       manage.byCode(domainId, code),

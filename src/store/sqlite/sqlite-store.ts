@@ -1,6 +1,6 @@
 // The SQLite implementation of Store: its areas (accounts.ts, links.ts, domains.ts, click-log.ts,
-// analytics.ts, tags.ts, webhooks.ts, settings.ts, moderation.ts), each a set of prepared statements on one
-// connection, composed behind the guards of open.ts; and the click pipeline
+// analytics.ts, tags.ts, webhooks.ts, settings.ts, moderation.ts, reports.ts), each a set of
+// prepared statements on one connection, composed behind the guards of open.ts; and the click pipeline
 // (clicks/pipeline.ts) run with this engine's steps. Nothing builds SQL per request.
 
 import type { Database } from 'bun:sqlite';
@@ -24,6 +24,7 @@ import {
   sqliteGuards,
   watchDataVersion,
 } from './open.ts';
+import { sqliteReports } from './reports.ts';
 import { sqliteSettings } from './settings.ts';
 import { SqliteTags } from './tags.ts';
 import { sqliteWebhooks } from './webhooks.ts';
@@ -69,6 +70,7 @@ export function openSqlite(options: SqliteOptions): SqliteStore {
   const moderation = sqliteModeration(sqlite, hooks, () => {
     for (const changed of blocklistWatchers) changed();
   });
+  const reports = sqliteReports(sqlite);
   // This process's own domain changes are told at once; another's through data_version.
   const domainWatchers = new Set<() => void>();
   const blocklistWatchers = new Set<() => void>();
@@ -111,6 +113,7 @@ export function openSqlite(options: SqliteOptions): SqliteStore {
       'addBlockedHost',
       'removeBlockedHost',
     ]),
+    ...guardedWrites(reports.operations, read, write, ['createReport', 'resolveReport']),
     ...guardedWrites(domains.operations, read, write, [
       'createDomain',
       'updateDomain',
@@ -226,8 +229,10 @@ export function openSqlite(options: SqliteOptions): SqliteStore {
         // A handle with live statements would linger; finalize ours so the files really close.
         analytics.finalize();
         tags.finalize();
-        for (const area of [links, search, moderation, domains, accounts, settings, hooks, clicks])
+        for (const area of [links, search, moderation, reports, domains, accounts, settings])
           area.finalize();
+        hooks.finalize();
+        clicks.finalize();
         totals.finalize();
         sqlite.run('PRAGMA main.wal_checkpoint(TRUNCATE)');
         sqlite.run('PRAGMA counts.wal_checkpoint(TRUNCATE)');
