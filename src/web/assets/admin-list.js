@@ -92,7 +92,7 @@ export function createPagedList({
     empty.hidden = count !== 0;
     setText(empty, emptyText());
     if (!paged) return;
-    pager.hidden = state.total === 0 || (state.offset === 0 && state.total <= PAGE_SIZE);
+    pager.hidden = state.total === 0; // the empty message says it all
     const shown = `${formatCount(state.offset + 1)}–${formatCount(state.offset + count)}`;
     setText(range, `${shown} of ${formatCount(state.total)}`);
     // aria-disabled rather than disabled: a disabled button drops keyboard focus.
