@@ -48,29 +48,42 @@ const DB_FLAG = `  --db PATH|URL          DATABASE_URL  the database: a SQLite f
 
 export const TOOL_SPECS: Record<ToolName, ToolSpec> = {
   user: {
-    synopsis: 'add, list, change the password of, or remove accounts',
-    args: { min: 1, max: 2, what: 'an action: add EMAIL, list, passwd EMAIL or remove EMAIL' },
+    synopsis: 'add, list, promote, disable, change the password of, or remove accounts',
+    args: {
+      min: 1,
+      max: 2,
+      what: 'an action: add EMAIL, list, passwd EMAIL, promote EMAIL, demote EMAIL, disable EMAIL, enable EMAIL or remove EMAIL',
+    },
     flags: {
+      '--admin': { value: false },
       '--with-links': { value: false },
       '--keep-links': { value: false },
     },
     usage: `Usage:
-  kurz user add EMAIL       create an account; the password is asked for on a terminal,
-                            or read from the first line of stdin
-  kurz user list            list the accounts: id, e-mail, links, created
+  kurz user add EMAIL [--admin]
+                            create an account (an admin with --admin); the password is
+                            asked for on a terminal, or read from the first line of stdin
+  kurz user list            list the accounts: id, e-mail, links, role, status, created
   kurz user passwd EMAIL    set a new password (asked for, or read from stdin); the
                             account's tokens stop working at once
+  kurz user promote EMAIL   make an account an admin: it reaches /api/admin and the
+                            web UI's administration with its session
+  kurz user demote EMAIL    make an admin a plain user again
+  kurz user disable EMAIL   disable an account: its tokens and API keys stop working at
+                            once and it cannot sign in; its links keep working
+  kurz user enable EMAIL    enable a disabled account again
   kurz user remove EMAIL --with-links | --keep-links
                             remove an account and its tokens and API keys, with its links
                             (and their clicks) or keeping its links as links of no one
 
 Flags:
 ${DB_FLAG}
+  --admin                              add: make the account an admin
   --with-links                         remove: delete the account's links too
   --keep-links                         remove: keep the links, owned by no one
 
-Safe while kurz serves the same database: a removed account or a changed password
-ends the account's sessions at once (401 on its next request).
+Safe while kurz serves the same database: a removed or disabled account, a changed
+password or role takes effect at once (a disabled account's next request is 401).
 `,
   },
   domain: {

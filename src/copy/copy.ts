@@ -34,6 +34,8 @@ export const CHUNK_ROWS: Record<Table, number> = {
   // Each row holds a whole message body (a batch of clicks may be large).
   webhooks: 1000,
   webhook_deliveries: 500,
+  reports: 5000,
+  blocked_hosts: 5000,
 };
 /** Mismatched links named one by one; the rest are counted. */
 const MISMATCHES_NAMED = 5;
@@ -58,6 +60,8 @@ const NOUNS: Record<keyof Contents, [one: string, many: string]> = {
   api_keys: ['API key', 'API keys'],
   webhooks: ['webhook', 'webhooks'],
   webhook_deliveries: ['webhook delivery', 'webhook deliveries'],
+  reports: ['report', 'reports'],
+  blocked_hosts: ['blocked host', 'blocked hosts'],
   settings: ['setting', 'settings'],
 };
 

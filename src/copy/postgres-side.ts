@@ -29,13 +29,15 @@ const COUNTS_CHUNK = 5000;
 
 /**
  * What each column is read as: bigints as float8, so they come as numbers, not strings;
- * a bot as 0 or 1, as SQLite keeps it.
+ * a bot and an admin as 0 or 1, as SQLite keeps them.
  */
 const READ: Record<Table, string> = {
-  users: 'id, email, password_hash, created_at::float8, token_version',
+  users: `id, email, password_hash, created_at::float8, token_version, admin::int,
+          disabled_at::float8, oidc_issuer, oidc_subject`,
   domains: 'id, base_url, host, root_redirect, not_found_redirect, created_at::float8',
   links: `id, user_id, domain_id, original_url, short_code, source, created_at::float8,
-          expires_at::float8, max_clicks, limited_clicks, password_hash, rules, variants, preview`,
+          expires_at::float8, max_clicks, limited_clicks, password_hash, rules, variants, preview,
+          disabled_at::float8, disabled_reason`,
   link_tags: 'link_id, tag',
   clicks: `id::float8, link_id, source, query_source, referrer, user_agent, created_at::float8,
            country, route`,
@@ -49,11 +51,14 @@ const READ: Record<Table, string> = {
   webhooks: 'id, user_id, url, secret, events, created_at::float8',
   webhook_deliveries: `id::float8, webhook_id, type, payload, created_at::float8, attempts,
                        next_attempt_at::float8, delivered_at::float8, last_status, last_error`,
+  reports: `id, link_id, domain_id, short_code, reason, details, created_at::float8,
+            resolved_at::float8, resolution, resolved_by`,
+  blocked_hosts: 'host, reason, created_at::float8, added_by',
 };
 
 /** The array type each column goes in as. */
 const TYPES: Record<Table, readonly string[]> = {
-  users: ['int', 'text', 'text', 'bigint', 'int'],
+  users: ['int', 'text', 'text', 'bigint', 'int', 'int', 'bigint', 'text', 'text'],
   domains: ['int', 'text', 'text', 'text', 'text', 'bigint'],
   links: [
     'int',
@@ -69,6 +74,8 @@ const TYPES: Record<Table, readonly string[]> = {
     'text',
     'text',
     'text',
+    'text',
+    'bigint',
     'text',
   ],
   link_tags: ['int', 'text'],
@@ -91,10 +98,12 @@ const TYPES: Record<Table, readonly string[]> = {
     'int',
     'text',
   ],
+  reports: ['int', 'int', 'int', 'text', 'text', 'text', 'bigint', 'bigint', 'text', 'int'],
+  blocked_hosts: ['text', 'text', 'bigint', 'int'],
 };
 
 /** Columns that go in as something else than they travel. */
-const WRITE: Partial<Record<string, string>> = { bot: 'bot <> 0' };
+const WRITE: Partial<Record<string, string>> = { bot: 'bot <> 0', admin: 'admin <> 0' };
 
 function insertStatement(table: Table): string {
   const columns = COLUMNS[table].join(', ');
@@ -135,6 +144,7 @@ const MAX_ID: Record<(typeof NUMBERED)[number], string> = {
   api_keys: 'coalesce((SELECT max(id) FROM api_keys), 0)',
   webhooks: 'coalesce((SELECT max(id) FROM webhooks), 0)',
   webhook_deliveries: 'coalesce((SELECT max(id) FROM webhook_deliveries), 0)',
+  reports: 'coalesce((SELECT max(id) FROM reports), 0)',
 };
 
 /** The rows as one array per column, as unnest takes them. */

@@ -36,6 +36,7 @@ const SEQUENCED = [
   'api_keys',
   'webhooks',
   'webhook_deliveries',
+  'reports',
 ] as const;
 
 /** The highest id each numbered table has handed out, as one row. */

@@ -20,12 +20,25 @@ export const TABLES = [
   'api_keys',
   'webhooks',
   'webhook_deliveries',
+  'reports',
+  'blocked_hosts',
 ] as const;
 export type Table = (typeof TABLES)[number];
 
 /** Columns of each table, in the order rows travel; the first KEY_WIDTH are the key. */
 export const COLUMNS: Record<Table, readonly string[]> = {
-  users: ['id', 'email', 'password_hash', 'created_at', 'token_version'],
+  // `admin` travels as 0 or 1, as click_agents.bot does.
+  users: [
+    'id',
+    'email',
+    'password_hash',
+    'created_at',
+    'token_version',
+    'admin',
+    'disabled_at',
+    'oidc_issuer',
+    'oidc_subject',
+  ],
   domains: ['id', 'base_url', 'host', 'root_redirect', 'not_found_redirect', 'created_at'],
   // A code is unique per domain: domain_id travels with it (0: the default domain).
   links: [
@@ -43,6 +56,8 @@ export const COLUMNS: Record<Table, readonly string[]> = {
     'rules',
     'variants',
     'preview',
+    'disabled_at',
+    'disabled_reason',
   ],
   link_tags: ['link_id', 'tag'],
   clicks: [
@@ -96,6 +111,20 @@ export const COLUMNS: Record<Table, readonly string[]> = {
     'last_status',
     'last_error',
   ],
+  // A report outlives its link (link_id refers to no row then), and is copied as it is.
+  reports: [
+    'id',
+    'link_id',
+    'domain_id',
+    'short_code',
+    'reason',
+    'details',
+    'created_at',
+    'resolved_at',
+    'resolution',
+    'resolved_by',
+  ],
+  blocked_hosts: ['host', 'reason', 'created_at', 'added_by'],
 };
 
 /** How many leading columns make each table's primary key: the keyset rows are read by. */
@@ -112,6 +141,8 @@ export const KEY_WIDTH: Record<Table, number> = {
   api_keys: 1,
   webhooks: 1,
   webhook_deliveries: 1,
+  reports: 1,
+  blocked_hosts: 1,
 };
 
 /** A row as its column values, in COLUMNS order; ids and times are JavaScript numbers. */
@@ -139,6 +170,7 @@ export const NUMBERED = [
   'api_keys',
   'webhooks',
   'webhook_deliveries',
+  'reports',
 ] as const;
 
 /**

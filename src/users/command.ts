@@ -1,7 +1,7 @@
-// `kurz user add|list|passwd|remove`: the operator's account administration, on the
-// database --db names, safe while kurz serves it: every request checks its token's
-// user and token version in the database, so a removed account or a new password ends
-// the account's sessions at once.
+// `kurz user add|list|passwd|promote|demote|disable|enable|remove`: the operator's
+// account administration, on the database --db names, safe while kurz serves it: every
+// request checks its token's user, token version, role and state in the database, so a
+// removed or disabled account, a new password or a new role takes effect at once.
 
 import { PasswordHasher } from '../auth/passwords.ts';
 import type { ToolCommand } from '../config/tools.ts';
@@ -55,10 +55,10 @@ function plan(
   email: string | undefined,
   options: ToolCommand['options'],
 ): (store: Store) => Promise<string> {
-  const needsEmail = action === 'add' || action === 'passwd' || action === 'remove';
+  const needsEmail = EMAIL_ACTIONS.includes(action);
   if (!needsEmail && action !== 'list') {
     throw new UserCommandError(
-      `unknown action "${action}" for user (expected add, list, passwd or remove; see kurz user --help)`,
+      `unknown action "${action}" for user (expected add, list, passwd, promote, demote, disable, enable or remove; see kurz user --help)`,
       2,
     );
   }
@@ -74,13 +74,21 @@ function plan(
   if (action !== 'remove' && linkFlags.length > 0) {
     throw new UserCommandError(`${linkFlags[0]} is for user remove only`, 2);
   }
+  if (action !== 'add' && options.has('--admin')) {
+    throw new UserCommandError('--admin is for user add only (see kurz user promote)', 2);
+  }
   switch (action) {
     case 'list':
       return listUsers;
     case 'add':
-      return (store) => addUser(store, validEmail(email as string));
+      return (store) => addUser(store, validEmail(email as string), options.has('--admin'));
     case 'passwd':
       return (store) => changePassword(store, validEmail(email as string));
+    case 'promote':
+    case 'demote':
+    case 'disable':
+    case 'enable':
+      return (store) => changeStanding(store, validEmail(email as string), action);
     default: {
       if (linkFlags.length !== 1) {
         throw new UserCommandError(
@@ -93,6 +101,8 @@ function plan(
     }
   }
 }
+
+const EMAIL_ACTIONS = ['add', 'passwd', 'promote', 'demote', 'disable', 'enable', 'remove'];
 
 function validEmail(raw: string): string {
   try {
@@ -115,25 +125,57 @@ async function newPasswordHash(): Promise<string> {
   return new PasswordHasher().hash(password);
 }
 
-async function addUser(store: Store, email: string): Promise<string> {
+async function addUser(store: Store, email: string, admin: boolean): Promise<string> {
   if ((await store.findUserByEmail(email)) !== undefined) {
     throw new UserCommandError(`a user ${email} exists already`);
   }
   const user = await store.createUser(email, await newPasswordHash());
   // Registered by someone else between the check and the insert.
   if (user === undefined) throw new UserCommandError(`a user ${email} exists already`);
-  return `user ${email} added (id ${user.id})`;
+  if (!admin) return `user ${email} added (id ${user.id})`;
+  await store.setUserAdmin(user.id, true);
+  return `admin ${email} added (id ${user.id})`;
+}
+
+/** promote, demote, disable, enable: one account's role or state, effective at once. */
+async function changeStanding(
+  store: Store,
+  email: string,
+  action: 'promote' | 'demote' | 'disable' | 'enable',
+): Promise<string> {
+  const user = await store.findUserByEmail(email);
+  if (user === undefined) throw new UserCommandError(`no user ${email}`);
+  switch (action) {
+    case 'promote':
+      if (user.admin) return `user ${email} is an admin already`;
+      await store.setUserAdmin(user.id, true);
+      return `user ${email} is now an admin`;
+    case 'demote':
+      if (!user.admin) return `user ${email} is no admin`;
+      await store.setUserAdmin(user.id, false);
+      return `user ${email} is no longer an admin`;
+    case 'disable':
+      if (user.disabledAt !== null) return `user ${email} is disabled already`;
+      await store.setUserDisabled(user.id, Date.now());
+      return `user ${email} disabled; their tokens and API keys no longer work, their links do`;
+    default:
+      if (user.disabledAt === null) return `user ${email} is not disabled`;
+      await store.setUserDisabled(user.id, null);
+      return `user ${email} enabled`;
+  }
 }
 
 async function listUsers(store: Store): Promise<string> {
   const users = await store.listUsers();
   if (users.length === 0) return 'no users';
   const rows = [
-    ['ID', 'EMAIL', 'LINKS', 'CREATED'],
+    ['ID', 'EMAIL', 'LINKS', 'ROLE', 'STATUS', 'CREATED'],
     ...users.map((u) => [
       String(u.id),
       printable(u.email),
       String(u.links),
+      u.admin ? 'admin' : 'user',
+      u.disabledAt === null ? 'active' : 'disabled',
       new Date(u.createdAt).toISOString(),
     ]),
   ];

@@ -174,7 +174,7 @@ describe('command line', () => {
     });
     expect(() => parseCommandLine(['user'], {})).toThrow(
       new ConfigError(
-        'user needs an action: add EMAIL, list, passwd EMAIL or remove EMAIL (see kurz user --help)',
+        'user needs an action: add EMAIL, list, passwd EMAIL, promote EMAIL, demote EMAIL, disable EMAIL, enable EMAIL or remove EMAIL (see kurz user --help)',
       ),
     );
     expect(() => parseCommandLine(['backup', 'a', 'b'], {})).toThrow(

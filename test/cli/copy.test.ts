@@ -170,6 +170,31 @@ async function seedSqlite(path: string) {
   // Operations: a password changed once, API keys (the one of the user who left goes with
   // them), webhooks of a user and of open mode, a delivery made and one still due.
   raw.run('UPDATE users SET token_version = 2 WHERE id = ?', [ann.id]);
+  // Moderation: an admin signed in through OIDC, a disabled user, a disabled link, reports
+  // (one resolved, one removed so the id sequence is ahead) and the blocklist's hosts.
+  raw.run(
+    `UPDATE users SET admin = 1, oidc_issuer = 'https://id.example', oidc_subject = 'sub-1'
+     WHERE id = ?`,
+    [ann.id],
+  );
+  raw.run('UPDATE users SET disabled_at = ? WHERE id = ?', [T0 + DAY, bob.id]);
+  raw.run(
+    "UPDATE links SET disabled_at = ?, disabled_reason = 'Phishing' WHERE short_code = 'bob1'",
+    [T0 + 2 * DAY],
+  );
+  const report = raw.prepare(
+    `INSERT INTO reports (link_id, domain_id, short_code, reason, details, created_at,
+       resolved_at, resolution, resolved_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  report.run(6, 0, 'bob1', 'phishing', 'fake bank ä', T0, T0 + DAY, 'disable_link', ann.id);
+  report.run(99, 0, 'gone', 'spam', null, T0 + 1, null, null, null);
+  report.run(1, 0, 'open1', 'other', null, T0 + 2, null, null, null);
+  raw.run('DELETE FROM reports WHERE id = 3');
+  raw.run(
+    `INSERT INTO blocked_hosts (host, reason, created_at, added_by) VALUES
+       ('evil.example', 'phishing', ?, ?), ('spam.example', NULL, ?, NULL)`,
+    [T0, ann.id, T0 + 1],
+  );
   const key = raw.prepare(
     `INSERT INTO api_keys (user_id, name, prefix, secret_hash, scope, created_at, expires_at, last_used_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -229,6 +254,8 @@ function dumpSqlite(path: string) {
       apiKeys: all('SELECT * FROM api_keys ORDER BY id'),
       webhooks: all('SELECT * FROM webhooks ORDER BY id'),
       webhookDeliveries: all('SELECT * FROM webhook_deliveries ORDER BY id'),
+      reports: all('SELECT * FROM reports ORDER BY id'),
+      blockedHosts: all('SELECT * FROM blocked_hosts ORDER BY host'),
       settings: all("SELECT * FROM settings WHERE key <> 'health_probe' ORDER BY key"),
       linkTotals: all('SELECT * FROM link_totals WHERE links <> 0 ORDER BY owner'),
       sequences: all('SELECT name, seq FROM sqlite_sequence ORDER BY name'),
@@ -254,13 +281,14 @@ async function dumpPostgres(url: string) {
     const all = (sql: string) => client.unsafe(sql).values();
     return {
       users: await all(
-        'SELECT id, email, password_hash, created_at::float8, token_version FROM users ORDER BY id',
+        `SELECT id, email, password_hash, created_at::float8, token_version, admin::int,
+           disabled_at::float8, oidc_issuer, oidc_subject FROM users ORDER BY id`,
       ),
       domains: await all(`SELECT id, base_url, host, root_redirect, not_found_redirect,
           created_at::float8 FROM domains ORDER BY id`),
       links: await all(`SELECT id, user_id, original_url, short_code, source, created_at::float8,
           expires_at::float8, max_clicks, limited_clicks, password_hash, domain_id, rules,
-          variants, preview FROM links ORDER BY id`),
+          variants, preview, disabled_at::float8, disabled_reason FROM links ORDER BY id`),
       linkTags: await all('SELECT link_id, tag FROM link_tags ORDER BY link_id, tag'),
       clicks: await all(`SELECT id::float8, link_id, source, query_source, referrer, user_agent,
           created_at::float8, country, route FROM clicks ORDER BY id`),
@@ -281,6 +309,10 @@ async function dumpPostgres(url: string) {
         await all(`SELECT id::float8, webhook_id, type, payload, created_at::float8,
           attempts, next_attempt_at::float8, delivered_at::float8, last_status, last_error
           FROM webhook_deliveries ORDER BY id`),
+      reports: await all(`SELECT id, link_id, domain_id, short_code, reason, details,
+          created_at::float8, resolved_at::float8, resolution, resolved_by FROM reports ORDER BY id`),
+      blockedHosts: await all(`SELECT host, reason, created_at::float8, added_by FROM blocked_hosts
+          ORDER BY host COLLATE "C"`),
       settings: await all(
         "SELECT key, value FROM settings WHERE key <> 'health_probe' ORDER BY key",
       ),
@@ -381,7 +413,7 @@ describe('kurz copy, SQLite to PostgreSQL and back', () => {
       expect(lines(run.stdout)).toEqual([
         expect.stringMatching(
           new RegExp(
-            `^kurz copy: copied (SQLite|PostgreSQL) .+ to (SQLite|PostgreSQL) .+ in [\\d.]+ s: 2 users, 1 domain, 8 links, 3 link tags, 20 clicks in the log, ${clickStrings.length} click strings, ${clickAgents.length} user agents, 40 click records, ${clickDays.length} daily counts, 2 API keys, 2 webhooks, 3 webhook deliveries, 2 settings$`,
+            `^kurz copy: copied (SQLite|PostgreSQL) .+ to (SQLite|PostgreSQL) .+ in [\\d.]+ s: 2 users, 1 domain, 8 links, 3 link tags, 20 clicks in the log, ${clickStrings.length} click strings, ${clickAgents.length} user agents, 40 click records, ${clickDays.length} daily counts, 2 API keys, 2 webhooks, 3 webhook deliveries, 2 reports, 2 blocked hosts, 2 settings$`,
           ),
         ),
         'kurz copy: verified: the same rows in every table, the same links per owner and per domain and the same click count for each of the 8 links',
@@ -406,6 +438,8 @@ describe('kurz copy, SQLite to PostgreSQL and back', () => {
       ['api_keys', 2],
       ['webhooks', 2],
       ['webhook_deliveries', 3],
+      ['reports', 2],
+      ['blocked_hosts', 2],
       ['settings', 2],
     ];
     expect(lines(there.stderr)).toEqual([
@@ -427,16 +461,35 @@ describe('kurz copy, SQLite to PostgreSQL and back', () => {
     const before = dumpSqlite(original);
     expect(before.users).toHaveLength(2);
     expect(before.links.map((l) => l.slice(6))).toEqual([
-      // expires_at, max_clicks, limited_clicks, password_hash, domain_id, rules, variants, preview
-      [T0 + 365 * DAY, null, 0, null, 0, null, null, null],
-      [null, null, 0, null, 0, null, null, null],
-      [null, null, 0, expect.stringMatching(/^\$argon2id\$/), 0, null, null, null],
-      [null, 100, 9, null, 0, null, null, null],
-      [null, null, 0, null, 0, null, null, null],
-      [T0 - DAY, null, 0, null, 0, null, null, null],
-      [null, 5, 0, expect.stringMatching(/^\$argon2id\$/), 0, null, null, null],
-      [null, null, 0, null, seeded.go.id, ROUTED.rules, ROUTED.variants, ROUTED.preview],
+      // expires_at, max_clicks, limited_clicks, password_hash, domain_id, rules, variants,
+      // preview, disabled_at, disabled_reason
+      [T0 + 365 * DAY, null, 0, null, 0, null, null, null, null, null],
+      [null, null, 0, null, 0, null, null, null, null, null],
+      [null, null, 0, expect.stringMatching(/^\$argon2id\$/), 0, null, null, null, null, null],
+      [null, 100, 9, null, 0, null, null, null, null, null],
+      [null, null, 0, null, 0, null, null, null, null, null],
+      [T0 - DAY, null, 0, null, 0, null, null, null, T0 + 2 * DAY, 'Phishing'],
+      [null, 5, 0, expect.stringMatching(/^\$argon2id\$/), 0, null, null, null, null, null],
+      [
+        null,
+        null,
+        0,
+        null,
+        seeded.go.id,
+        ROUTED.rules,
+        ROUTED.variants,
+        ROUTED.preview,
+        null,
+        null,
+      ],
     ]);
+    // users: admin, disabled_at, oidc_issuer, oidc_subject
+    expect(before.users.map((u) => u.slice(5))).toEqual([
+      [1, null, 'https://id.example', 'sub-1'],
+      [0, T0 + DAY, null, null],
+    ]);
+    expect(before.reports.map((r) => r[0])).toEqual([1, 2]);
+    expect(before.blockedHosts).toHaveLength(2);
     expect(before.domains).toEqual([
       [
         seeded.go.id,
@@ -468,6 +521,7 @@ describe('kurz copy, SQLite to PostgreSQL and back', () => {
       ['api_keys', 3],
       ['domains', 2],
       ['links', 9],
+      ['reports', 3],
       ['users', 3],
       ['webhook_deliveries', 3],
       ['webhooks', 2],
@@ -620,6 +674,30 @@ describe('kurz copy, SQLite to PostgreSQL and back', () => {
     expect((tagsOf[0] as { mail: { days: string[] } }).mail.days.length).toBeGreaterThan(0);
     expect(tagsOf[1]).toEqual(tagsOf[0]);
     expect(tagsOf[2]).toEqual(tagsOf[0]);
+  });
+
+  test('on both copies, a new report is numbered past the removed one, as on the original', async () => {
+    const sqlite = new Database(final);
+    try {
+      const made = sqlite
+        .query(
+          "INSERT INTO reports (short_code, reason, created_at) VALUES ('x', 'spam', 1) RETURNING id",
+        )
+        .get() as { id: number };
+      expect(made.id).toBe(4);
+      sqlite.run('DELETE FROM reports WHERE id = 4');
+    } finally {
+      sqlite.close();
+    }
+    const client = new SQL(postgres, { max: 1 });
+    try {
+      const [made] = await client`INSERT INTO reports (short_code, reason, created_at)
+        VALUES ('x', 'spam', 1) RETURNING id`;
+      expect(made.id).toBe(4);
+      await client`DELETE FROM reports WHERE id = 4`;
+    } finally {
+      await client.close();
+    }
   });
 
   test('on PostgreSQL each clicked link has one count row: its day counts and its clicks in the log', async () => {

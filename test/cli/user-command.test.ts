@@ -1,5 +1,6 @@
-// `kurz user add|list|passwd|remove` against a database a kurz is serving, on SQLite
-// and on PostgreSQL: what the operator does takes effect on the running server at once.
+// `kurz user add|list|passwd|promote|demote|disable|enable|remove` against a database a
+// kurz is serving, on SQLite and on PostgreSQL: what the operator does takes effect on
+// the running server at once.
 
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { existsSync } from 'node:fs';
@@ -74,8 +75,54 @@ describe.each(['sqlite', 'postgres'] as const)('kurz user on %s, while kurz serv
     expect(listed.code).toBe(0);
     const lines = listed.stdout.trimEnd().split('\n');
     expect(lines[0]).toBe('kurz: 1 user');
-    expect(lines[1]).toMatch(/^ID +EMAIL +LINKS +CREATED$/);
-    expect(lines[2]).toMatch(/^\d+ +ann@example\.com +2 +\d{4}-\d\d-\d\dT[\d:.]+Z$/);
+    expect(lines[1]).toMatch(/^ID +EMAIL +LINKS +ROLE +STATUS +CREATED$/);
+    expect(lines[2]).toMatch(/^\d+ +ann@example\.com +2 +user +active +\d{4}-\d\d-\d\dT[\d:.]+Z$/);
+  });
+
+  test('add --admin, promote, demote: the role reaches /api/admin at once', async () => {
+    const added = await user(['add', 'root@example.com', '--admin'], `${PASSWORD}\n`);
+    expect(added.stdout).toMatch(/^kurz: admin root@example\.com added \(id \d+\)\n$/);
+    const root = (await login(server, 'root@example.com')).json.token;
+    const ann = (await login(server, 'ann@example.com')).json.token;
+    const overview = (token: string) =>
+      call(server.url, 'GET', '/api/admin/overview', { token }).then((r) => r.status);
+    expect([await overview(root), await overview(ann)]).toEqual([200, 403]);
+    const promoted = await user(['promote', 'ann@example.com']);
+    expect(promoted.stdout).toBe('kurz: user ann@example.com is now an admin\n');
+    expect(await overview(ann)).toBe(200);
+    expect((await user(['promote', 'ann@example.com'])).stdout).toBe(
+      'kurz: user ann@example.com is an admin already\n',
+    );
+    const listed = (await user(['list'])).stdout;
+    expect(listed).toMatch(/ann@example\.com +2 +admin +active/);
+    expect(listed).toMatch(/root@example\.com +0 +admin +active/);
+    const demoted = await user(['demote', 'ann@example.com']);
+    expect(demoted.stdout).toBe('kurz: user ann@example.com is no longer an admin\n');
+    expect(await overview(ann)).toBe(403);
+    const nobody = await user(['promote', 'nobody@example.com']);
+    expect([nobody.code, nobody.stderr]).toEqual([1, 'kurz: no user nobody@example.com\n']);
+    await user(['remove', 'root@example.com', '--keep-links']);
+  });
+
+  test('disable: tokens and keys 401 at once, sign-in 403, links still redirect; enable restores them', async () => {
+    const token = (await login(server, 'ann@example.com')).json.token;
+    const [link] = (await call(server.url, 'GET', '/api/links', { token })).json;
+    const disabled = await user(['disable', 'ann@example.com']);
+    expect(disabled.stdout).toBe(
+      'kurz: user ann@example.com disabled; their tokens and API keys no longer work, their links do\n',
+    );
+    expect((await call(server.url, 'GET', '/api/links', { token })).status).toBe(401);
+    const signIn = await login(server, 'ann@example.com');
+    expect([signIn.status, signIn.json]).toEqual([403, { error: 'Account disabled' }]);
+    expect((await call(server.url, 'GET', `/${link.short_code}`)).status).toBe(307);
+    expect((await user(['list'])).stdout).toMatch(/ann@example\.com +2 +user +disabled/);
+    expect((await user(['enable', 'ann@example.com'])).stdout).toBe(
+      'kurz: user ann@example.com enabled\n',
+    );
+    expect((await call(server.url, 'GET', '/api/links', { token })).status).toBe(200);
+    expect((await user(['enable', 'ann@example.com'])).stdout).toBe(
+      'kurz: user ann@example.com is not disabled\n',
+    );
   });
 
   test('passwd: the old password and every token issued before it stop working at once', async () => {
@@ -187,11 +234,16 @@ describe('kurz user, its command line', () => {
   test.each([
     [
       ['user', 'frob'],
-      'unknown action "frob" for user (expected add, list, passwd or remove; see kurz user --help)',
+      'unknown action "frob" for user (expected add, list, passwd, promote, demote, disable, enable or remove; see kurz user --help)',
     ],
     [['user', 'add'], 'user add needs an EMAIL (see kurz user --help)'],
     [['user', 'list', 'x@example.com'], 'user list takes no EMAIL (see kurz user --help)'],
     [['user', 'passwd', 'x@example.com', '--keep-links'], '--keep-links is for user remove only'],
+    [
+      ['user', 'promote', 'x@example.com', '--admin'],
+      '--admin is for user add only (see kurz user promote)',
+    ],
+    [['user', 'disable'], 'user disable needs an EMAIL (see kurz user --help)'],
     [
       ['user', 'add', 'x@example.com', '--password', 'p'],
       'unknown flag --password for user (see kurz user --help)',
@@ -210,6 +262,11 @@ describe('kurz user, its command line', () => {
       'kurz user add EMAIL',
       'kurz user list',
       'kurz user passwd EMAIL',
+      'kurz user promote EMAIL',
+      'kurz user demote EMAIL',
+      'kurz user disable EMAIL',
+      'kurz user enable EMAIL',
+      '--admin',
       '--with-links',
       '--keep-links',
       'stdin',
