@@ -4,6 +4,7 @@
 import { type AnyElysia, Elysia } from 'elysia';
 import { AdminActions } from './admin/actions.ts';
 import { BlockedHosts } from './admin/blocked-hosts.ts';
+import { adminReportRoutes } from './admin/reports-routes.ts';
 import { adminRoutes } from './admin/routes.ts';
 import { countryOf } from './analytics/countries.ts';
 import { keyRoutes } from './auth/key-routes.ts';
@@ -44,6 +45,7 @@ import { nativeRedirectRoute, REDIRECT_ROUTE, redirectRoutes } from './redirect/
 import { DEFAULT_CACHE, LinkCache, type LinkCacheOptions } from './redirect/link-cache.ts';
 import { createLookBefore } from './redirect/look-before.ts';
 import { createRedirect } from './redirect/routes.ts';
+import { reportRoutes } from './reports/routes.ts';
 import type { Store } from './store/store.ts';
 import { tagRoutes } from './tags/routes.ts';
 import { apiDocs } from './web/api-docs.ts';
@@ -299,7 +301,7 @@ export function createApp(deps: AppDeps) {
         previews,
       }),
     )
-    .use(listRoutes({ mode, store, secret, domains }))
+    .use(listRoutes({ mode, store, secret, domains, adminToken: deps.adminToken }))
     .use(
       manageRoutes({
         mode,
@@ -317,22 +319,17 @@ export function createApp(deps: AppDeps) {
     .use(statsRoutes({ mode, store, secret, domains }))
     .use(tagRoutes({ mode, store, secret }))
     .use(webhookRoutes({ mode, store, secret, adminToken: deps.adminToken, dispatcher: webhooks }));
-  app.use(
-    adminRoutes({
-      mode,
-      store,
-      secret,
-      adminToken: deps.adminToken,
-      domains,
-      actions: new AdminActions({
-        store,
-        events,
-        blockedHosts,
-        forgetLinks: () => cache.forgetAll(),
-        wake: () => webhooks.wake(),
-      }),
-    }),
-  );
+  const adminActions = new AdminActions({
+    store,
+    events,
+    blockedHosts,
+    forgetLinks: () => cache.forgetAll(),
+    wake: () => webhooks.wake(),
+  });
+  const adminAccess = { mode, store, secret, adminToken: deps.adminToken };
+  app.use(adminRoutes({ ...adminAccess, domains, actions: adminActions }));
+  app.use(adminReportRoutes({ ...adminAccess, domains, actions: adminActions }));
+  app.use(reportRoutes({ mode, store, domains, limits, clientOf, wake: () => webhooks.wake() }));
   app.use(
     domainRoutes({
       mode,

@@ -29,6 +29,7 @@ import { jsonResponse } from '../http/responses.ts';
 import type { AutoPreviews } from '../previews/auto-previews.ts';
 import type { LinkChanges, LinkDetail, Store } from '../store/store.ts';
 import { pendingOf, requestHostOf } from './create-body.ts';
+import { hiddenTargets } from './hidden-targets.ts';
 import { DomainQuery, type Domains, queryDomain } from './link-domain.ts';
 import type { LinkEvents } from './link-events.ts';
 import { linkDetailToJson } from './link-json.ts';
@@ -81,6 +82,12 @@ export async function visibleLink(
 export function manageRoutes(options: ManageRoutesOptions) {
   const { mode, store, secret, events, passwords, domains } = options;
   const toJson = linkDetailToJson(mode, domains.domainOf);
+  const viewOf = hiddenTargets({
+    mode,
+    adminToken: options.adminToken,
+    store,
+    domainOf: domains.domainOf,
+  });
   const Detail = linkDetailSchema(mode);
   const targetRules = targetRulesHook(options.ownHosts, options.blocklist);
   // Accounts mode: the owner's token (401 without one, by the owner plugin). Open mode:
@@ -144,7 +151,9 @@ export function manageRoutes(options: ManageRoutesOptions) {
         jsonResponse(
           200,
           Detail,
-          toJson(await visibleLink(store, domains, request, params.code, owner)),
+          toJson(
+            viewOf(request).detail(await visibleLink(store, domains, request, params.code, owner)),
+          ),
         ),
       {
         params: CodeParams,
@@ -157,7 +166,7 @@ export function manageRoutes(options: ManageRoutesOptions) {
           description:
             mode === 'accounts'
               ? 'Only the owner: another user’s link is 404.'
-              : 'Open to all, as the list is.',
+              : 'Open to all, as the list is; a link with a password shows its own `short_url` as `original_url` and no rules, variants or preview, unless the admin token is given.',
         },
       },
     )

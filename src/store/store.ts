@@ -295,6 +295,8 @@ export interface LinkStore {
    * `kurz import` recognises a row it imported before under a new code.
    */
   findLinksCreatedAt(owner: number | null, times: readonly number[]): Promise<CodeHolder[]>;
+  /** Which of these links have a password, in one query (open mode hides their targets). */
+  protectedLinkIds(ids: readonly number[]): Promise<number[]>;
   /** The link of a code on a domain (DEFAULT_DOMAIN when absent), with its owner's age (a primary-key join). */
   findLinkByCode(code: string, domainId?: number): Promise<RedirectTarget | undefined>;
   /** A link with its count and settings, for GET /api/links/{code} and the owner check. */

@@ -6,6 +6,7 @@
 // every attempt sends the same body.
 
 import { describeAgent } from '../analytics/user-agents.ts';
+import type { ReportEventRecord } from '../domain/reports.ts';
 import type { ClickEventRecord, DeliveryType, LinkEventRecord } from '../domain/webhooks.ts';
 import {
   type DomainOf,
@@ -13,6 +14,7 @@ import {
   type LinkDetailJson,
   linkDetailToJson,
 } from '../links/link-json.ts';
+import { reportJson } from '../reports/model.ts';
 import type { LinkDetail } from '../store/store.ts';
 
 /**
@@ -85,6 +87,8 @@ function withDerived(type: DeliveryType, data: any, at: number, domainOf: Domain
     };
   }
   if (type === 'ping') return data;
+  // A report, as GET /api/admin/reports lists it (its link as it was when reported).
+  if (type === 'report.created') return reportJson(data as ReportEventRecord, domainOf);
   // The short URL beside the code, as the link object's fields are ordered (a record
   // kept as JSON before records were kept has none: its domain is the default one).
   const link: Record<string, unknown> = {};

@@ -8,8 +8,13 @@ import { adminOnly } from '../auth/admin.ts';
 import { ownerPlugin } from '../auth/owner.ts';
 import type { TokenKey } from '../auth/tokens.ts';
 import type { Mode } from '../config/config.ts';
-import { ApiError, Messages, notFound } from '../domain/errors.ts';
-import { MAX_WEBHOOKS, parseWebhookEvents, parseWebhookUrl } from '../domain/webhooks.ts';
+import { ApiError, forbidden, Messages, notFound } from '../domain/errors.ts';
+import {
+  ADMIN_WEBHOOK_EVENTS,
+  MAX_WEBHOOKS,
+  parseWebhookEvents,
+  parseWebhookUrl,
+} from '../domain/webhooks.ts';
 import { parseJsonBody, requireJsonObject } from '../http/body.ts';
 import { BROWSER_REFUSALS, errorResponse, errorResponses } from '../http/model.ts';
 import { jsonResponse } from '../http/responses.ts';
@@ -91,6 +96,15 @@ export function webhookRoutes(options: WebhookRoutesOptions) {
       async ({ body, owner }) => {
         const url = parseWebhookUrl(body.url, policy.allowPrivate);
         const events = parseWebhookEvents(body.events);
+        // Reports are for admins: in accounts mode only an admin's webhook hears of them
+        // (open mode's are the operator's, behind the admin token).
+        if (
+          owner !== null &&
+          events.some((event) => ADMIN_WEBHOOK_EVENTS.includes(event)) &&
+          (await store.standing(owner))?.admin !== true
+        ) {
+          throw forbidden();
+        }
         await checkTarget(url, policy);
         const made = await store.createWebhook(
           {
@@ -116,7 +130,7 @@ export function webhookRoutes(options: WebhookRoutesOptions) {
           201: CreatedWebhookSchema,
           ...errorResponses(400, ...authErrors, 408, 413, 500, 503),
           403: errorResponse(403, {
-            description: `\`Webhook limit reached\`: ${MAX_WEBHOOKS} webhooks already.${mode === 'open' ? ' Or no admin token is configured.' : ' `Forbidden`: an API key cannot manage webhooks; log in for a token.'}${CROSS_SITE}`,
+            description: `\`Webhook limit reached\`: ${MAX_WEBHOOKS} webhooks already.${mode === 'open' ? ' Or no admin token is configured.' : ' `Forbidden`: an API key cannot manage webhooks; log in for a token. Or `report.created` asked for by a user who is no admin.'}${CROSS_SITE}`,
           }),
         },
         detail: {

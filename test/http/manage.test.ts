@@ -5,7 +5,7 @@
 
 import { describe, expect, test } from 'bun:test';
 import { parseBlocklist } from '../../src/domain/targets.ts';
-import { ADMIN_TOKEN, type AppOptions, TestApp } from '../support/test-app.ts';
+import { ADMIN_TOKEN, type AppOptions, BASE_URL, TestApp } from '../support/test-app.ts';
 
 type Mode = 'accounts' | 'open';
 const MODES: Mode[] = ['accounts', 'open'];
@@ -616,7 +616,7 @@ describe.each(MODES)('POST /api/shorten with settings (%s mode)', (mode) => {
       : ['clicks', 'created_at', 'id', 'original_url', 'short_code'];
 
   test('accepts expires_at, max_clicks and password; the 201 keeps exactly the interface fields', async () => {
-    const { client, detail } = await setup(mode);
+    const { app, client, detail, token } = await setup(mode);
     const reply = await client.shorten({
       url: 'https://example.com/set',
       custom_code: 'set',
@@ -640,8 +640,14 @@ describe.each(MODES)('POST /api/shorten with settings (%s mode)', (mode) => {
         password_protected: true,
       }),
     );
-    // The list keeps the interface fields too.
-    expect((await client.links()).json).toEqual([reply.json]);
+    // The list keeps the interface fields too (to whom may see the target: the owner, or
+    // in open mode the admin token; anyone else sees the link's own short URL there).
+    expect((await app.get('/api/links', { token })).json).toEqual([reply.json]);
+    if (mode === 'open') {
+      expect((await client.links()).json).toEqual([
+        { ...reply.json, original_url: `${BASE_URL}/set` },
+      ]);
+    }
   });
 
   test('null settings mean none', async () => {

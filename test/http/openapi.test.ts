@@ -49,6 +49,7 @@ const LINK_ROUTES = [
   'DELETE /api/domains/{domain}',
   'GET /api/tags',
   'GET /api/tags/{tag}/stats',
+  'POST /api/reports',
 ];
 /** The admin API of both modes; the users are accounts mode's. */
 const ADMIN_ROUTES = [
@@ -60,6 +61,8 @@ const ADMIN_ROUTES = [
   'GET /api/admin/blocklist',
   'POST /api/admin/blocklist',
   'DELETE /api/admin/blocklist/{host}',
+  'GET /api/admin/reports',
+  'POST /api/admin/reports/{id}/resolve',
 ];
 const ROUTES = {
   accounts: [
@@ -85,6 +88,8 @@ const ADMIN_OPERATION_IDS = [
   'adminListBlocklist',
   'adminBlockHost',
   'adminUnblockHost',
+  'adminListReports',
+  'adminResolveReport',
 ];
 const OPERATION_IDS = {
   accounts: [
@@ -133,6 +138,7 @@ const LINK_OPERATION_IDS = [
   'deleteDomain',
   'listTags',
   'getTagStats',
+  'createReport',
 ];
 const REF = '#/components/schemas/';
 
@@ -255,6 +261,10 @@ describe.each(['accounts', 'open'] as const)('GET /api/openapi.json (%s mode)', 
             'PreviewCard',
             'RedirectRule',
             'RegisterRequest',
+            'Report',
+            'ReportReceived',
+            'ReportRequest',
+            'ReportResolution',
             'Session',
             'ShortenRequest',
             'Tag',
@@ -286,6 +296,10 @@ describe.each(['accounts', 'open'] as const)('GET /api/openapi.json (%s mode)', 
             'LinkStats',
             'PreviewCard',
             'RedirectRule',
+            'Report',
+            'ReportReceived',
+            'ReportRequest',
+            'ReportResolution',
             'ShortenRequest',
             'Tag',
             'TagStats',

@@ -29,7 +29,8 @@ const MSG = {
   private: 'Webhook URL must point to a public address',
   unresolved: 'Webhook URL host cannot be resolved',
   invalid: 'URL is not valid',
-  events: 'events must be a non-empty list of link.created, link.updated, link.deleted, clicks',
+  events:
+    'events must be a non-empty list of link.created, link.updated, link.deleted, clicks, report.created',
   body: 'Request body must be a JSON object',
   limit: 'Webhook limit reached',
 };

@@ -237,6 +237,13 @@ export class PostgresLinks {
     FROM links WHERE domain_id = ${domainId} AND short_code = ANY(${codes}::text[])`;
   }
 
+  async protectedLinkIds(ids: readonly number[]): Promise<number[]> {
+    if (ids.length === 0) return [];
+    const rows: { id: number }[] = await this.client`
+      SELECT id FROM links WHERE id = ANY(${ids}::int[]) AND password_hash IS NOT NULL`;
+    return rows.map((row) => row.id);
+  }
+
   async findLinksCreatedAt(owner: number | null, times: readonly number[]): Promise<CodeHolder[]> {
     // Two statements rather than IS NOT DISTINCT FROM, which no index serves.
     return owner === null

@@ -101,6 +101,10 @@ function codeHolders(sqlite: Database) {
       `SELECT ${columns} FROM links
        WHERE user_id = ? AND created_at IN (SELECT value FROM json_each(?))`,
     ),
+    protectedIds: sqlite.prepare<{ id: number }, [string]>(
+      `SELECT id FROM links
+       WHERE id IN (SELECT value FROM json_each(?)) AND password_hash IS NOT NULL`,
+    ),
     noOnesAt: sqlite.prepare<CodeHolder, [string]>(
       `SELECT ${columns} FROM links
        WHERE user_id IS NULL AND created_at IN (SELECT value FROM json_each(?))`,
@@ -409,6 +413,11 @@ export function sqliteLinks(sqlite: Database, hooks: SqliteWebhooks, tagDays: Sq
     findLinksByCodes(codes: readonly string[], domainId = DEFAULT_DOMAIN): CodeHolder[] {
       holders ??= codeHolders(sqlite);
       return holders.byCodes.all(domainId, JSON.stringify(codes));
+    },
+
+    protectedLinkIds(ids: readonly number[]): number[] {
+      holders ??= codeHolders(sqlite);
+      return holders.protectedIds.all(JSON.stringify(ids)).map((row) => row.id);
     },
 
     findLinksCreatedAt(owner: number | null, times: readonly number[]): CodeHolder[] {
