@@ -438,8 +438,8 @@ for (const [size, viewport] of SIZES) {
             const blocklist = page.locator('#blocklist');
             await waitForCells(blocklist, ['phish.example.net']);
             const panel = view(page, 'blocklist');
-            await panel.getByLabel('Host').fill('spam.example.org');
-            await panel.getByLabel('Reason').fill('Spam runs');
+            await panel.getByLabel('Host', { exact: true }).fill('spam.example.org');
+            await panel.getByLabel('Reason', { exact: true }).fill('Spam runs');
             await panel.getByRole('button', { name: 'Block host' }).click();
             await waitForText(
               page.locator('#blocklist-status'),
