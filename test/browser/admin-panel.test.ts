@@ -11,7 +11,13 @@ import { createLinks, launchBrowser, PASSWORD } from '../support/browser.ts';
 import { fitsWidth, rowOf, SIZES, waitForText, withKurz } from '../support/web-page.ts';
 
 declare const localStorage: { setItem(key: string, value: string): void };
-declare const document: { activeElement: { id: string; textContent: string | null } | null };
+declare const document: {
+  activeElement: {
+    id: string;
+    textContent: string | null;
+    getAttribute(name: string): string | null;
+  } | null;
+};
 
 const TIMEOUT = 90_000;
 const ADMIN_TOKEN = 'the-admin-token-of-this-test-kurz-0123';
@@ -336,8 +342,21 @@ for (const [size, viewport] of SIZES) {
             expect(await follow(kurz.url, 'bob-1')).toBe(307);
             await panel.getByLabel('State').selectOption('');
 
-            // Deleted, after the confirmation: 404; focus goes to the next row's Delete.
+            // By keyboard: the confirmation starts on Cancel, Escape closes it and focus goes
+            // back to the button; then deleted, after the confirmation: 404, and focus goes to
+            // the next row's Delete.
             await waitForCells(links, [`${home}/ann-1`, `${home}/bob-2`, `${home}/bob-1`]);
+            const deleteButton = page.getByRole('button', { name: 'Delete bob-2', exact: true });
+            await deleteButton.focus();
+            await page.keyboard.press('Enter');
+            await page.getByRole('dialog', { name: 'Delete bob-2?' }).waitFor();
+            expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Cancel');
+            await page.keyboard.press('Escape');
+            await eventually(
+              async () =>
+                (await page.evaluate(() => document.activeElement?.textContent)) === 'Delete',
+              'focus back on Delete',
+            );
             await confirmDialog(
               page,
               page.getByRole('button', { name: 'Delete bob-2', exact: true }),
@@ -346,6 +365,12 @@ for (const [size, viewport] of SIZES) {
             );
             await waitForCells(links, [`${home}/ann-1`, `${home}/bob-1`]);
             expect(await follow(kurz.url, 'bob-2')).toBe(404);
+            await eventually(
+              async () =>
+                (await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))) ===
+                'Delete bob-1',
+              'focus on the next row’s Delete',
+            );
 
             // The admin's own link disabled: their list shows the badge, the reason read out.
             await confirmDialog(
@@ -369,7 +394,7 @@ for (const [size, viewport] of SIZES) {
     );
 
     test(
-      'a report appears and is resolved by disabling the link, its host blocked; the blocklist refuses new links in the form until removed',
+      'a report appears and is resolved by disabling the link, its host blocked, another by disabling its owner; the blocklist refuses new links in the form until removed',
       async () => {
         await withKurz(
           browser,
@@ -425,12 +450,40 @@ for (const [size, viewport] of SIZES) {
             );
             expect(await follow(kurz.url, 'bait')).toBe(410);
 
-            // Resolved reports, on demand.
-            await view(page, 'reports').getByLabel('Show').selectOption('resolved');
-            await waitForText(report.locator('.report-link'), 'Disabled, 0 clicks');
-            expect(await report.locator('.report-resolution').textContent()).toStartWith(
-              'Link disabled, ',
+            // Another report, resolved by disabling the owner: their token is refused.
+            await createLinks(
+              kurz.url,
+              [{ url: 'https://example.com/more', custom_code: 'more' }],
+              bob.token,
             );
+            const again = await call(kurz.url, 'POST', '/api/reports', {
+              json: { short_url: `http://${home}/more`, reason: 'spam' },
+            });
+            expect(again.status).toBe(201);
+            await view(page, 'reports').getByLabel('Show').selectOption('all');
+            await waitForText(report.first().locator('h3'), `${home}/more: Spam`);
+            await confirmDialog(
+              page,
+              page.getByRole('button', { name: `Disable user of ${home}/more`, exact: true }),
+              `Disable the owner of ${home}/more?`,
+              'Disable user',
+            );
+            await waitForText(
+              page.locator('#reports-status'),
+              `Resolved report ${again.json.id}: owner and link disabled.`,
+            );
+            expect((await call(kurz.url, 'GET', '/api/links', { token: bob.token })).status).toBe(
+              401,
+            );
+            expect(await follow(kurz.url, 'more')).toBe(410);
+
+            // Resolved reports, on demand: what was done, and nothing more to do.
+            await view(page, 'reports').getByLabel('Show').selectOption('resolved');
+            await waitForText(report.last().locator('.report-link'), 'Disabled, 0 clicks');
+            expect(await report.locator('.report-resolution').allTextContents()).toEqual([
+              expect.stringMatching(/^Owner and link disabled, /),
+              expect.stringMatching(/^Link disabled, /),
+            ]);
             expect(await report.getByRole('button').count()).toBe(0);
 
             // The blocklist holds the host; the form refuses a link to it (and its subdomains).
