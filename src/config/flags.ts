@@ -248,7 +248,7 @@ export const SERVER_FLAGS: readonly ServerFlag[] = [
     env: 'KURZ_ADMIN_TOKEN',
     section: 'general',
     meaning:
-      "the operator's bearer token, 32+ characters: manages the short domains (both modes) and, in open mode, edits and deletes links; without it, both are refused",
+      "the operator's bearer token, 32+ characters: manages the short domains and administers the instance (/api/admin) in both modes and, in open mode, edits and deletes links; without it, these are refused (in accounts mode admin users still administer)",
     default: 'none',
     parse: (v, c) => {
       c.adminToken = secret(v);

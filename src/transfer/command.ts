@@ -13,6 +13,7 @@ import { parseEmail } from '../domain/accounts.ts';
 import { describeDatabase, isPostgresUrl } from '../domain/database-url.ts';
 import { ApiError, StoreUnavailableError } from '../domain/errors.ts';
 import { printable } from '../domain/printable.ts';
+import { blocklistOf, eitherBlocklist } from '../domain/targets.ts';
 import type { Logger } from '../logger.ts';
 import { openStore } from '../store/open.ts';
 import type { Store, User } from '../store/store.ts';
@@ -265,7 +266,11 @@ export function importCommand(
           renameConflicts,
           baseUrl,
           domains,
-          blocklist: config.blocklist?.list,
+          // The file's entries and the database's, as the server checks new links.
+          blocklist: eitherBlocklist(
+            config.blocklist?.list,
+            blocklistOf(new Set((await store.listBlockedHosts()).map((entry) => entry.host))),
+          ),
         },
         {
           // A report quotes the file, which may hold control characters.

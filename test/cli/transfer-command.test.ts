@@ -236,6 +236,28 @@ describe.each(['sqlite', 'postgres'] as const)(
       expect(csv.stderr).toBe('kurz: exported 12002 links as CSV to stdout\n');
     });
 
+    test('the blocklist’s database entries refuse rows as the server refuses links', async () => {
+      expect((await kurz(['user', 'promote', 'ann@example.com'])).code).toBe(0);
+      const { token } = (
+        await call(server.url, 'POST', '/api/auth/login', {
+          json: { email: 'ann@example.com', password: PASSWORD },
+        })
+      ).json;
+      const block = await call(server.url, 'POST', '/api/admin/blocklist', {
+        json: { host: 'evil.example' },
+        token,
+      });
+      expect(block.status).toBe(201);
+      const file = 'keyword,url\nevil1,https://www.evil.example/x\nfine1,https://example.com/f\n';
+      const run = await kurz(['import', '-', '--owner', 'ann@example.com'], file);
+      expect(run.stdout).toContain('imported 1,');
+      expect(run.stderr).toContain(
+        'kurz: line 2: URL is blocked ("https://www.evil.example/x"); skipped',
+      );
+      await call(server.url, 'DELETE', '/api/admin/blocklist/evil.example', { token });
+      expect((await kurz(['user', 'demote', 'ann@example.com'])).code).toBe(0);
+    });
+
     test('imported links are new links: the owner’s webhook hears of each one', async () => {
       const receiver = Receiver.start();
       const { token } = (
