@@ -85,6 +85,11 @@ export function redirectRoutes(redirects: Redirects, mode: Mode) {
           ),
         ),
         response: {
+          200: t.String({
+            contentMediaType: 'text/html',
+            description:
+              'The right password, from a browser (its `Accept` names text/html): the click is committed and a page sends the visitor on (a refresh and a link), since the page’s `form-action` refuses a redirect away from kurz.',
+          }),
           303: withHeaderSchemas(
             t.Void({
               description:

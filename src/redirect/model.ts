@@ -99,11 +99,14 @@ export function documentLinkPages(paths: Json): void {
         'A password-protected link: a page with a form that posts the password to this address. Or, with `--new-account-interstitial`, a link whose owner’s account is younger than the setting: the `+` page with a Continue button (its JSON for `Accept: application/json`). Nothing is counted.',
       content: { ...html, 'application/json': { schema: info } },
     };
-    responses['410'] = {
+    const disabled = {
       description:
         'Past its `expires_at` or `max_clicks` (`Link expired`), or disabled by an admin (`Link disabled`; a browser, whose `Accept` names text/html, gets a page with the reason). Nothing is counted.',
       content: { 'application/json': { schema: json(ErrorBody) }, ...html },
     };
+    responses['410'] = disabled;
+    const unlock = paths['/{code}'].post;
+    if (unlock !== undefined) unlock.responses['410'] = json(disabled);
   }
   paths['/{code}+'] = pageItem({
     operationId: 'linkInfo',

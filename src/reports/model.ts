@@ -66,7 +66,7 @@ export const ReportSchema = t.Object(
     details: t.Union([t.String(), t.Null()]),
     created_at: t.String({ format: 'date-time' }),
     resolved_at: nullableDate,
-    resolution: t.Union([t.UnionEnum(REPORT_ACTIONS, { default: undefined }), t.Null()], {
+    resolution: t.Union([...REPORT_ACTIONS.map((action) => t.Literal(action)), t.Null()], {
       description: 'How an admin resolved it; null while it waits.',
     }),
     link: t.Union(

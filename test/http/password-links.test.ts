@@ -95,6 +95,8 @@ async function expectPasswordPage(reply: Reply, notice?: string) {
   expect(reply.headers.get('cache-control')).toContain('no-store');
   const csp = reply.headers.get('content-security-policy') ?? '';
   expect(csp).toContain("default-src 'none'");
+  // The form may post to kurz only.
+  expect(csp).toContain("form-action 'self'");
   expect(csp).not.toContain('script-src');
   expect(csp).not.toContain('unsafe-inline');
 
@@ -150,6 +152,28 @@ describe.each(['accounts', 'open'] as const)('a password-protected link (%s mode
     expect(head.status).toBe(200);
     expect(head.headers.get('location')).toBeNull();
     expect(await counted(app, detail, 'locked', link.id)).toEqual({ clicks: 0, records: 0 });
+  });
+
+  test("a browser's right password gets a page that refreshes to the target (the policy's form-action refuses a redirect out)", async () => {
+    const { app, client, detail } = await setup(mode);
+    const link = await client.link('https://example.com/secret?a=1&b="2"', {
+      custom_code: 'locked',
+      password: 'open sesame',
+    });
+    const page = await app.request('POST', '/locked', {
+      raw: 'password=open+sesame',
+      headers: { 'content-type': FORM, accept: 'text/html,application/xhtml+xml' },
+    });
+    expect(page.status).toBe(200);
+    expect(page.headers.get('location')).toBeNull();
+    expect(page.headers.get('content-security-policy')).toContain("form-action 'self'");
+    expect(page.headers.get('referrer-policy')).toBe('no-referrer');
+    const target = 'https://example.com/secret?a=1&#38;b=&#34;2&#34;';
+    expect(page.text).toContain(`<meta http-equiv="refresh" content="0; url=${target}">`);
+    expect(page.text).toContain(`href="${target}"`);
+    expect(await counted(app, detail, 'locked', link.id)).toEqual({ clicks: 1, records: 1 });
+    // The form's page links to the report form.
+    expect((await app.get('/locked')).text).toContain('href="/locked+report"');
   });
 
   test('the right password answers 303 See Other to the target, counting the click with its record', async () => {
