@@ -139,7 +139,7 @@ for (const [size, viewport] of SIZES) {
     const start = ['--mode', 'accounts', '--admin-token', ADMIN_TOKEN];
 
     test(
-      'hidden from a user, shown to an admin: figures; users searched, disabled (their session ends), enabled, promoted, removed with their links',
+      'hidden from a user, shown to an admin: figures; users searched, disabled (their session ends), enabled, promoted, removed with their links; closed once the admin is demoted',
       async () => {
         await withKurz(
           browser,
@@ -265,6 +265,23 @@ for (const [size, viewport] of SIZES) {
             // Back to the links by the navigation.
             await sections(page).getByRole('link', { name: 'Your links' }).click();
             await page.getByRole('heading', { name: 'Your links' }).waitFor();
+            expect(await page.locator('#admin-view').isVisible()).toBe(false);
+
+            // Demoted meanwhile (by the operator): the next call closes the section.
+            await sections(page).getByRole('link', { name: 'Admin', exact: true }).click();
+            await page.getByRole('heading', { name: 'Figures' }).waitFor();
+            const demoted = await call(kurz.url, 'PATCH', `/api/admin/users/${ann.id}`, {
+              json: { admin: false },
+              token: ADMIN_TOKEN,
+            });
+            expect(demoted.status).toBe(200);
+            await adminTabs(page).getByRole('link', { name: 'Users', exact: true }).click();
+            await waitForText(
+              page.locator('#admin-status'),
+              'You are no longer an admin here: the admin section is closed.',
+            );
+            await page.getByRole('heading', { name: 'Your links' }).waitFor();
+            expect(await sections(page).isVisible()).toBe(false);
             expect(await page.locator('#admin-view').isVisible()).toBe(false);
           },
           options,
@@ -531,7 +548,7 @@ for (const [size, viewport] of SIZES) {
 
   describe(`the admin section, open mode, ${size} (${viewport.width} px)`, () => {
     test(
-      'the admin token opens it: figures, links, reports and the blocklist, no users; forgetting the token closes it',
+      'the admin token opens it: figures, links, reports and the blocklist, no users; forgetting the token closes it, the Edit dialog’s opens it again',
       async () => {
         await withKurz(
           browser,
@@ -630,6 +647,19 @@ for (const [size, viewport] of SIZES) {
             expect(await page.locator('#admin-view').isVisible()).toBe(false);
             expect(await page.getByRole('button', { name: 'Admin', exact: true }).isVisible()).toBe(
               true,
+            );
+
+            // The token given to the Edit dialog opens it too.
+            await page.getByRole('button', { name: 'Edit fine', exact: true }).click();
+            const edit = page.getByRole('dialog', { name: 'Edit fine' });
+            await edit.waitFor();
+            await edit.getByLabel('Target URL').fill('https://example.com/fine-2');
+            await edit.getByLabel('Admin token').fill(ADMIN_TOKEN);
+            await edit.getByRole('button', { name: 'Save' }).click();
+            await edit.waitFor({ state: 'hidden' });
+            await sections(page).getByRole('link', { name: 'Admin', exact: true }).waitFor();
+            expect(await page.getByRole('button', { name: 'Admin', exact: true }).isVisible()).toBe(
+              false,
             );
           },
           options,
