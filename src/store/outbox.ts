@@ -60,8 +60,8 @@ export function createdDetail(link: NewLink, id: number): LinkDetail {
     rules: link.rules ?? null,
     variants: link.variants ?? null,
     preview: link.preview ?? null,
-    disabledAt: null,
-    disabledReason: null,
+    disabledAt: link.disabledAt ?? null,
+    disabledReason: link.disabledReason ?? null,
     tags: [...(link.tags ?? [])].sort(),
   };
 }

@@ -62,6 +62,9 @@ export type NewLink = {
    * room it had left.
    */
   limitedClicks?: number;
+  /** When an admin disabled it, and why (an imported link keeps them); enabled when absent. */
+  disabledAt?: number | null;
+  disabledReason?: string | null;
   /**
    * The most links `userId` may own, this one included (accounts mode's quota); absent
    * or 0: no limit. Checked in the inserting transaction, so it holds under concurrency.

@@ -38,6 +38,9 @@ export type Role =
   | 'rules'
   | 'variants'
   | 'preview'
+  /** kurz's export: when an admin disabled the link, and why. */
+  | 'disabledAt'
+  | 'disabledReason'
   /** Kutt: the link has a password (its hash is not exported). */
   | 'protected'
   /** Kutt: the link was banned by an administrator. */
@@ -80,6 +83,8 @@ export const COLUMNS: Record<FormatName, Partial<Record<Role, string[]>>> = {
     rules: ['rules'],
     variants: ['variants'],
     preview: ['preview'],
+    disabledAt: ['disabledat'],
+    disabledReason: ['disabledreason'],
   },
   yourls: { code: ['keyword'], url: ['url'], created: ['timestamp', 'date'] },
   kutt: {

@@ -35,6 +35,9 @@ export interface LinkEntry {
   rules?: unknown;
   variants?: unknown;
   preview?: unknown;
+  /** kurz's export: when an admin disabled the link (null: enabled), and why. */
+  disabledAt?: number | null;
+  disabledReason?: string | null;
 }
 
 /** A click record of kurz's export (made with --clicks), for the link of `code`. */
@@ -152,6 +155,8 @@ export function linkEntry(line: number, format: FormatName, field: Field): Entry
   if (typeof created === 'object' && created !== null) return created;
   const expires = date('expires', 'the expiry');
   if (typeof expires === 'object' && expires !== null) return expires;
+  const disabled = format === 'kurz' ? date('disabledAt', 'the time it was disabled') : null;
+  if (typeof disabled === 'object' && disabled !== null) return disabled;
   const whole = (role: Role, name: string, min: number): number | null | BadEntry => {
     const value = text(field(role));
     if (value === null) return null;
@@ -184,6 +189,10 @@ export function linkEntry(line: number, format: FormatName, field: Field): Entry
     entry.rules = jsonField(field('rules'));
     entry.variants = jsonField(field('variants'));
     entry.preview = jsonField(field('preview'));
+    if (disabled !== null) {
+      entry.disabledAt = disabled;
+      entry.disabledReason = text(field('disabledReason'));
+    }
   }
   return entry;
 }

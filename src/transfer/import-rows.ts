@@ -120,6 +120,11 @@ export function checkRow(entry: LinkEntry, rules: RowRules): Candidate | string 
       limitedClicks: entry.limitedClicks,
       passwordHash: entry.passwordHash,
       ...routing,
+      disabledAt: entry.disabledAt ?? null,
+      disabledReason:
+        entry.disabledReason === null || entry.disabledReason === undefined
+          ? null
+          : entry.disabledReason.slice(0, 500),
     },
   };
   const code = entry.code;

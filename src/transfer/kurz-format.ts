@@ -12,7 +12,8 @@ import { VERSION } from '../version.ts';
  * 2: links carry their domain, and a code is unique only with it (a kurz of version 1
  * would have put every link on its default domain); and their tags. Version 1 files,
  * without either, are read as all on the default domain, without tags. Links' rules,
- * variants and preview came later, as new fields: a file without them has none.
+ * variants and preview came later, as new fields: a file without them has none; so did
+ * whether an admin disabled the link (a file without it: enabled).
  */
 export const EXPORT_VERSION = 2;
 
@@ -52,6 +53,9 @@ export interface LinkRecord {
   rules: unknown[];
   variants: unknown[];
   preview: Record<string, unknown> | null;
+  /** When an admin disabled the link (it answers 410), and why; null: enabled, no reason. */
+  disabled_at: string | null;
+  disabled_reason: string | null;
 }
 
 /** A click record's line (with --clicks), after its link's line. */
@@ -88,6 +92,8 @@ export const CSV_COLUMNS = [
   'rules',
   'variants',
   'preview',
+  'disabled_at',
+  'disabled_reason',
 ] as const satisfies readonly (keyof LinkRecord)[];
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -118,6 +124,8 @@ export function linkRecord(
     rules: link.rules === null ? [] : JSON.parse(link.rules),
     variants: link.variants === null ? [] : JSON.parse(link.variants),
     preview: link.preview === null ? null : JSON.parse(link.preview),
+    disabled_at: link.disabledAt === null ? null : iso(link.disabledAt),
+    disabled_reason: link.disabledReason,
   };
 }
 

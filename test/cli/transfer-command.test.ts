@@ -230,7 +230,7 @@ describe.each(['sqlite', 'postgres'] as const)(
       expect(csv.code).toBe(0);
       const rows = csv.stdout.trimEnd().split('\r\n');
       expect(rows[0]).toBe(
-        'code,url,created_at,owner,source,expires_at,max_clicks,limited_clicks,password_hash,clicks,domain,tags,rules,variants,preview',
+        'code,url,created_at,owner,source,expires_at,max_clicks,limited_clicks,password_hash,clicks,domain,tags,rules,variants,preview,disabled_at,disabled_reason',
       );
       expect(rows).toHaveLength(1 + 12_002);
       expect(csv.stderr).toBe('kurz: exported 12002 links as CSV to stdout\n');

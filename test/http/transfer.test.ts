@@ -301,6 +301,8 @@ describe('kurz export', () => {
       rules: [],
       variants: [],
       preview: null,
+      disabled_at: null,
+      disabled_reason: null,
     });
     expect(new Set(lines.slice(1).map((l) => JSON.parse(l).code)).size).toBe(2101);
   });
@@ -356,6 +358,29 @@ describe('kurz export', () => {
     );
   });
 
+  test('a disabled link goes out and comes back disabled, with its reason, in JSON Lines and in CSV', async () => {
+    const app = await TestApp.init('open');
+    const link = await app.anonymous().link('https://example.com/bad', { custom_code: 'bad' });
+    await app.store.setLinkDisabled(link.id, {
+      at: Date.UTC(2026, 1, 2),
+      reason: 'Phishing, "urgent"',
+    });
+    await app.anonymous().link('https://example.com/fine', { custom_code: 'fine' });
+    for (const format of ['jsonl', 'csv'] as const) {
+      const text = await exportText(app.store, { format });
+      const other = await TestApp.init('open');
+      expect((await importText(other.store, text)).summary).toMatchObject({ imported: 2 });
+      expect(await other.store.findLinkByCode('bad')).toMatchObject({
+        disabledAt: Date.UTC(2026, 1, 2),
+        disabledReason: 'Phishing, "urgent"',
+      });
+      expect(await other.store.findLinkByCode('fine')).toMatchObject({
+        disabledAt: null,
+        disabledReason: null,
+      });
+    }
+  });
+
   test('--owner exports that account’s links only', async () => {
     const app = await TestApp.init('accounts');
     const ann = await app.user('ann@example.com');
@@ -384,8 +409,8 @@ describe('kurz export', () => {
     ]);
     const csv = await exportText(app.store, { format: 'csv' });
     expect(csv).toBe(
-      'code,url,created_at,owner,source,expires_at,max_clicks,limited_clicks,password_hash,clicks,domain,tags,rules,variants,preview\r\n' +
-        `'-cmd,"https://example.com/?a=1,b=""2""",2026-01-01T00:00:00.000Z,,"'=HYPERLINK(""https://evil.example"",""click"")",,,0,,0,,,,,\r\n`,
+      'code,url,created_at,owner,source,expires_at,max_clicks,limited_clicks,password_hash,clicks,domain,tags,rules,variants,preview,disabled_at,disabled_reason\r\n' +
+        `'-cmd,"https://example.com/?a=1,b=""2""",2026-01-01T00:00:00.000Z,,"'=HYPERLINK(""https://evil.example"",""click"")",,,0,,0,,,,,,,\r\n`,
     );
     // And it reads back as it was.
     const other = await TestApp.init('open');

@@ -67,7 +67,7 @@ async function insertRows(sql: SQL, links: readonly NewLink[]): Promise<Map<stri
     WITH added AS (
       INSERT INTO links (user_id, domain_id, original_url, short_code, source, created_at,
                          expires_at, max_clicks, limited_clicks, password_hash, rules,
-                         variants, preview)
+                         variants, preview, disabled_at, disabled_reason)
       SELECT * FROM unnest(${links.map((l) => l.userId)}::int[], ${domains}::int[],
                            ${links.map((l) => l.originalUrl)}::text[],
                            ${codes}::text[], ${links.map((l) => l.source)}::text[],
@@ -78,11 +78,13 @@ async function insertRows(sql: SQL, links: readonly NewLink[]): Promise<Map<stri
                            ${links.map((l) => l.passwordHash ?? null)}::text[],
                            ${links.map((l) => l.rules ?? null)}::text[],
                            ${links.map((l) => l.variants ?? null)}::text[],
-                           ${links.map((l) => l.preview ?? null)}::text[])
+                           ${links.map((l) => l.preview ?? null)}::text[],
+                           ${links.map((l) => l.disabledAt ?? null)}::bigint[],
+                           ${links.map((l) => l.disabledReason ?? null)}::text[])
       ON CONFLICT (domain_id, short_code) DO NOTHING
       RETURNING id, domain_id, short_code, user_id, original_url, source, created_at,
                 expires_at, max_clicks, password_hash, rules, variants, preview,
-                domain_id || '/' || short_code AS key
+                disabled_at, disabled_reason, domain_id || '/' || short_code AS key
     ), batch_tags AS (
       SELECT * FROM unnest(${tagKeys}::text[], ${tags}::text[]) AS p(key, tag)
     ), outbox AS (
@@ -97,8 +99,8 @@ async function insertRows(sql: SQL, links: readonly NewLink[]): Promise<Map<stri
                        a.created_at AS "createdAt", 0 AS clicks, a.source,
                        a.expires_at AS "expiresAt", a.max_clicks AS "maxClicks",
                        0 AS "limitedClicks", a.password_hash IS NOT NULL AS "passwordProtected",
-                       t.tags, a.rules, a.variants, a.preview, NULL AS "disabledAt",
-                       NULL AS "disabledReason") r),
+                       t.tags, a.rules, a.variants, a.preview, a.disabled_at AS "disabledAt",
+                       a.disabled_reason AS "disabledReason") r),
              ${now}::bigint, ${now}::bigint
       FROM added a
       JOIN webhooks w ON (w.user_id = a.user_id OR (w.user_id IS NULL AND a.user_id IS NULL))

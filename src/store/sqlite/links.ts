@@ -265,6 +265,8 @@ type LinkRow = [
   string | null,
   string | null,
   string | null,
+  number | null,
+  string | null,
 ];
 
 function rowOf(link: NewLink): LinkRow {
@@ -282,6 +284,8 @@ function rowOf(link: NewLink): LinkRow {
     link.rules ?? null,
     link.variants ?? null,
     link.preview ?? null,
+    link.disabledAt ?? null,
+    link.disabledReason ?? null,
   ];
 }
 
@@ -290,8 +294,9 @@ function linkInserts(sqlite: Database) {
   const statements = ROWS_PER_INSERT.map((rows) =>
     sqlite.prepare<{ id: number; domainId: number; shortCode: string }, LinkRow[number][]>(
       `INSERT INTO links (user_id, domain_id, original_url, short_code, source, created_at,
-         expires_at, max_clicks, limited_clicks, password_hash, rules, variants, preview)
-       VALUES ${Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}
+         expires_at, max_clicks, limited_clicks, password_hash, rules, variants, preview,
+         disabled_at, disabled_reason)
+       VALUES ${Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}
        ON CONFLICT (domain_id, short_code) DO NOTHING
        RETURNING id, domain_id AS domainId, short_code AS shortCode`,
     ),
