@@ -2,7 +2,8 @@
 // and the resolution of reports both act through here, so a disabled link always reaches
 // the redirect cache and the webhooks, and an admin never locks themselves out.
 
-import { badRequest, Messages } from '../domain/errors.ts';
+import { ApiError, badRequest, Messages } from '../domain/errors.ts';
+import { parseBlockedHost } from '../domain/targets.ts';
 import type { LinkEvents } from '../links/link-events.ts';
 import type { RemovedLinks, UserSummary } from '../store/accounts.ts';
 import type { AdminLink } from '../store/moderation.ts';
@@ -47,8 +48,9 @@ export class AdminActions {
     if (changed === undefined) return link;
     events.emit({ kind: 'updated', code: changed.shortCode, domainId: changed.domainId });
     if (disabled?.blockHost) {
-      const host = URL.parse(changed.originalUrl)?.hostname;
-      if (host !== undefined && host !== '') await this.blockHost(host, disabled.reason, by);
+      // The target passed the URL rules when it was made: its host is one the list takes.
+      const host = blockableHost(changed.originalUrl);
+      if (host !== undefined) await this.blockHost(host, disabled.reason, by);
     }
     return changed;
   }
@@ -66,11 +68,14 @@ export class AdminActions {
     return { ...link, ownerEmail: owner?.email ?? null };
   }
 
-  /** Adds a host to the blocklist; false when it was there. Read again before the answer. */
+  /**
+   * Adds a host (canonical, as parseBlockedHost gives it) to the blocklist; false when it
+   * was there. Read again before the answer.
+   */
   async blockHost(host: string, reason: string | null, by: Administrator): Promise<boolean> {
     const { store, blockedHosts } = this.options;
     const added = await store.addBlockedHost({
-      host: host.toLowerCase(),
+      host,
       reason,
       createdAt: Date.now(),
       addedBy: by.userId,
@@ -122,5 +127,17 @@ export class AdminActions {
     this.options.forgetLinks();
     this.options.wake();
     return true;
+  }
+}
+
+/** The host of a link's target as the blocklist keeps it; undefined when it is none. */
+function blockableHost(url: string): string | undefined {
+  const hostname = URL.parse(url)?.hostname;
+  if (hostname === undefined || hostname === '') return undefined;
+  try {
+    return parseBlockedHost(hostname);
+  } catch (error) {
+    if (error instanceof ApiError) return undefined;
+    throw error;
   }
 }

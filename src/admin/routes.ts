@@ -7,6 +7,7 @@ import type { TokenKey } from '../auth/tokens.ts';
 import type { Mode } from '../config/config.ts';
 import { isCodeShaped } from '../domain/codes.ts';
 import { notFound } from '../domain/errors.ts';
+import { parseBlockedHost } from '../domain/targets.ts';
 import { parseJsonBody, requireJsonObject } from '../http/body.ts';
 import { errorResponse, errorResponses } from '../http/model.ts';
 import { jsonResponse } from '../http/responses.ts';
@@ -41,6 +42,15 @@ import {
   UserQuery,
   userIdParam,
 } from './model.ts';
+
+/** A host as the blocklist keeps it; undefined when it is no host. */
+function canonicalHost(name: string): string | undefined {
+  try {
+    return parseBlockedHost(name);
+  } catch {
+    return undefined;
+  }
+}
 
 export interface AdminRoutesOptions {
   mode: Mode;
@@ -242,7 +252,9 @@ export function adminRoutes(options: AdminRoutesOptions) {
     .delete(
       '/api/admin/blocklist/:host',
       async ({ params }) => {
-        if (!(await actions.unblockHost(params.host.toLowerCase()))) throw notFound();
+        // Named as it was added (`*.evil.example`, capitals, an IDN), or as it is listed.
+        const host = canonicalHost(params.host);
+        if (host === undefined || !(await actions.unblockHost(host))) throw notFound();
         return new Response(null, { status: 204 });
       },
       {

@@ -406,7 +406,16 @@ describe('the blocklist', () => {
     expect(
       (await app.request('DELETE', '/api/admin/blocklist/bad.example', { token: admin.token }))
         .status,
-    ).toBe(404);
+    ).toBe(404); // Named as it was added: capitals and the wildcard mean the same host.
+    const wild = await app.request('DELETE', '/api/admin/blocklist/*.EVIL.example', {
+      token: admin.token,
+    });
+    expect(wild.status).toBe(204);
+    const nonsense = await app.request('DELETE', '/api/admin/blocklist/not%20a%20host', {
+      token: admin.token,
+    });
+    expect([nonsense.status, nonsense.json]).toEqual([404, { error: 'Not found' }]);
+    expect((await app.get('/api/admin/blocklist', { token: admin.token })).json).toEqual([]);
   });
 
   test('an entry refuses new links, bulk items, changed targets, rules and variants; removed, they pass', async () => {
