@@ -180,24 +180,33 @@ export function createRedirect(options: RedirectRoutesOptions): Redirects {
    * A path that is not a code: `{code}+` (the link's page), `{code}+report` (its report
    * form), `{code}+go` (its redirect without the interstitial), or nothing (404).
    */
-  async function suffixed(
+  function suffixed(
     path: string,
     request: Request,
     server: PeerSource | null,
     domainId: number,
-  ): Promise<Response> {
+  ): Response | Promise<Response> {
     const match = SUFFIXED.exec(path);
     if (match === null) return unknown(request, server, domainId);
-    const code = match[1] as string;
+    return suffixPage(match[1] as string, match[2], request, server, domainId);
+  }
+
+  async function suffixPage(
+    code: string,
+    suffix: string | undefined,
+    request: Request,
+    server: PeerSource | null,
+    domainId: number,
+  ): Promise<Response> {
     try {
-      if (match[2] === 'go') {
+      if (suffix === 'go') {
         const link = await cache.get(code, domainId);
         return link === undefined
           ? unknown(request, server, domainId)
           : follow(link, request, server, true);
       }
       const page =
-        match[2] === 'report'
+        suffix === 'report'
           ? await lookBefore.report(code, domainId, request)
           : await lookBefore.info(code, domainId, request, false);
       if (page === undefined) return unknown(request, server, domainId);

@@ -419,6 +419,14 @@ describe.each(['sqlite', 'postgres'] as const)('Store contract on %s', (backend)
     expect(await store.findLinkByCode('code_1')).toBeUndefined();
   });
 
+  test('which links of a page have a password is told in one query', async () => {
+    const store = await open(backend);
+    const plain = await make(store, 'plain');
+    const locked = await make(store, 'locked', { passwordHash: 'hash' });
+    expect(await store.protectedLinkIds([plain.id, locked.id, 9999])).toEqual([locked.id]);
+    expect(await store.protectedLinkIds([])).toEqual([]);
+  });
+
   test("a user's link is found with the moment its owner's account was made", async () => {
     const store = await open(backend);
     const user = await store.createUser('owner@example.com', 'hash');
