@@ -51,6 +51,18 @@ function asset(name: string, body: string): Asset {
 
 const GZIP = /\bgzip\b/;
 
+/**
+ * index.html with each `<!-- part: name.html -->` line replaced by that file: the page's
+ * dialogs and sections live in files of their own, each short enough to read whole.
+ */
+function withParts(html: string): string {
+  return html.replace(/^[ \t]*<!-- part: ([\w-]+\.html) -->\n/gm, (_, name: string) => {
+    const part = ASSETS[name];
+    if (part === undefined) throw new Error(`kurz: the page's part ${name} is missing`);
+    return part;
+  });
+}
+
 export interface WebRoutesOptions {
   mode: Mode;
   /** Closed: the page offers only login. */
@@ -62,9 +74,10 @@ export interface WebRoutesOptions {
 }
 
 export function webRoutes({ mode, baseUrl, registration, domains }: WebRoutesOptions) {
+  // The HTML files are the page (index.html) and its parts, not assets of their own.
   const assets = new Map<string, Asset>();
   for (const [name, body] of Object.entries(ASSETS)) {
-    if (name !== 'index.html') assets.set(name, asset(name, body));
+    if (!name.endsWith('.html')) assets.set(name, asset(name, body));
   }
   // The page carries the mode, registration and base URL in meta tags; built on first use, since the
   // base URL may depend on the port bound.
@@ -72,7 +85,7 @@ export function webRoutes({ mode, baseUrl, registration, domains }: WebRoutesOpt
   const indexPage = () => {
     page ??= asset(
       'index.html',
-      (ASSETS['index.html'] ?? '')
+      withParts(ASSETS['index.html'] ?? '')
         .replaceAll('%KURZ_MODE%', escapeHtml(mode))
         .replaceAll('%KURZ_REGISTRATION%', escapeHtml(registration))
         .replaceAll('%KURZ_BASE_URL%', escapeHtml(baseUrl())),

@@ -61,6 +61,18 @@ describe.each(['accounts', 'open'] as const)('web UI (%s mode)', (mode) => {
     }
   });
 
+  test('the page carries its parts (the API keys and admin dialogs, the admin section), which are not assets themselves', async () => {
+    const app = await TestApp.init(mode);
+    const page = (await app.get('/')).text;
+    expect(page).not.toContain('<!-- part:');
+    for (const id of ['keys-dialog', 'admin-view', 'admin-dialog', 'admin-token-dialog']) {
+      expect(page).toContain(`id="${id}"`);
+    }
+    for (const part of ['index.html', 'keys.html', 'admin.html', 'admin-dialogs.html']) {
+      expect((await app.get(`/assets/${part}`)).status).toBe(404);
+    }
+  });
+
   test('an unknown asset is 404 "Not found"', async () => {
     const app = await TestApp.init(mode);
     const reply = await app.get('/assets/nope.js');

@@ -2,7 +2,9 @@
 // token the operator started kurz with (--admin-token), sent as a bearer token on those
 // calls only. It is asked for inside the Edit and Delete dialogs when this tab has none,
 // kept in sessionStorage once the server has taken it (this tab only, gone when it
-// closes), and forgotten when the server answers 401, or by the header's button.
+// closes), and forgotten when the server answers 401, or by the header's button. The
+// Admin button at the foot of the page (admin-access.js) asks for it too, for the admin
+// section.
 // In accounts mode nothing here applies: the session's own token is sent.
 
 import { byId } from './dom.js';
@@ -17,6 +19,7 @@ export function createAdminToken({ mode }) {
   const bar = byId('admin-session');
   const status = byId('admin-status');
   const needed = mode === 'open';
+  const listeners = [];
 
   const read = () => {
     try {
@@ -33,6 +36,7 @@ export function createAdminToken({ mode }) {
       memory.value = value;
     }
     bar.hidden = !needed || value === null;
+    for (const listener of listeners) listener(value);
   };
 
   byId('admin-forget').addEventListener('click', () => {
@@ -86,6 +90,18 @@ export function createAdminToken({ mode }) {
     /** The token this tab keeps, or null. */
     get value() {
       return needed ? read() : null;
+    },
+    /** Keeps `value`, which the server has just taken (open mode). */
+    keep(value) {
+      if (needed) write(value);
+    },
+    /** Forgets the token (the server refused it). */
+    forget() {
+      if (needed && read() !== null) write(null);
+    },
+    /** Calls `listener(token or null)` whenever the kept token changes. */
+    onChange(listener) {
+      listeners.push(listener);
     },
   };
 }

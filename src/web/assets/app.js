@@ -8,8 +8,10 @@
 // stats-view.js (which shows a tag's stats too; open mode's admin token for the first two:
 // admin-token.js). domains.js knows the short domains and what a link's domain decides:
 // its short URL and its API path. In accounts mode the header also opens the person's API
-// keys: api-keys.js (and revoke-key.js).
+// keys: api-keys.js (and revoke-key.js). Admins also get the admin section (admin-access.js
+// finds out who is one and loads admin.js, which holds the section's views).
 
+import { createAdminAccess } from './admin-access.js';
 import { createAdminToken } from './admin-token.js';
 import { createApi } from './api.js';
 import { createKeysView } from './api-keys.js';
@@ -107,6 +109,7 @@ const list = createLinksList({
   },
   onTagStats: (tag, button) => stats.openTag(tag, button),
 });
+const access = createAdminAccess({ api, mode, adminToken, domains, session, appView });
 wireCloseButtons();
 const auth = createAuth({
   api,
@@ -119,6 +122,7 @@ const auth = createAuth({
 });
 
 byId('list-title').textContent = mode === 'open' ? 'All links' : 'Your links';
+byId('section-links').textContent = byId('list-title').textContent;
 byId('logout').addEventListener('click', () => endSession('You have logged out.', { focus: true }));
 
 if (mode === 'open') showApp();
@@ -135,12 +139,14 @@ function showApp() {
   appView.hidden = false;
   domains.load();
   list.start();
+  access.start(); // may show the admin section instead, when the address asks for it
 }
 
 /** Back to the login form, forgetting the token and everything shown. */
 function endSession(notice, { focus = false } = {}) {
   session.clear();
   for (const dialog of [editor, deleter, stats, keys]) dialog.close();
+  access.stop();
   listStatus.textContent = '';
   list.stop();
   domains.clear();

@@ -2,7 +2,8 @@
 // the server (list-filters.js), and a poll that keeps click counts current without
 // re-rendering what has focus. Each row has its short URL (on the link's own domain), its
 // tags as chips (pressing one shows that tag's links), its QR, Stats, Edit and Delete
-// buttons, and badges for expired and password-protected links.
+// buttons, and badges for expired, password-protected and disabled links (an admin
+// disabled it: it answers 410 until an admin enables it again).
 //
 // GET /api/links?view=full gives every setting of each link in the page, so no row needs
 // a request of its own. A code is unique per domain only, so rows are kept by link id.
@@ -139,9 +140,18 @@ export function createLinksList({ api, domains, onShowQr, onStats, onEdit, onDel
     }
   }
 
-  /** The Expired and Password badges: a word each, with the reason on hover. */
+  /**
+   * The Disabled, Expired and Password badges: a word each, with the reason on hover; the
+   * operator's reason for disabling is read out too.
+   */
   function renderBadges(row, link) {
     const wantedBadges = [];
+    if (link.disabled) {
+      const reason = link.disabled_reason
+        ? `Disabled by the operator: ${link.disabled_reason}`
+        : 'Disabled by the operator';
+      wantedBadges.push(['Disabled', 'badge-disabled', reason]);
+    }
     if (link.status === 'expired') {
       const byTime = link.expires_at != null && Date.parse(link.expires_at) <= Date.now();
       const reason = byTime
@@ -162,6 +172,12 @@ export function createLinksList({ api, domains, onShowQr, onStats, onEdit, onDel
         badge.className = `badge ${kind}`;
         badge.textContent = text;
         badge.title = reason;
+        if (kind === 'badge-disabled') {
+          const more = document.createElement('span');
+          more.className = 'visually-hidden';
+          more.textContent = reason.slice('Disabled'.length);
+          badge.append(more);
+        }
         return badge;
       }),
     );

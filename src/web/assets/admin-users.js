@@ -1,0 +1,130 @@
+// The admin section's users (accounts mode): GET /api/admin/users, searched by e-mail,
+// 50 a page. Each can be disabled (their tokens and keys stop at once) or enabled again,
+// made an admin or no longer one (PATCH /api/admin/users/{id}), and removed, with or
+// without their links (DELETE …?links=keep|delete), after a confirmation. The admin's
+// own row offers none of these: the server refuses them anyway.
+
+import { badge, createPagedList, setBadges, whenTyped } from './admin-list.js';
+import { byId, formatCount, formatDate, setText } from './dom.js';
+
+const SIGN_IN = { password: 'Password', oidc: 'Identity provider' };
+
+export function createAdminUsers({ api, dialog, session }) {
+  const section = byId('admin-users');
+  const heading = byId('users-title');
+  const search = byId('users-q');
+  const template = byId('user-row');
+  let typed = '';
+
+  const list = createPagedList({
+    prefix: 'users',
+    holder: 'users',
+    loadingText: 'Loading users…',
+    emptyText: () => (typed ? `No user matches “${typed}”.` : 'No users yet.'),
+    keyOf: (user) => user.id,
+    fetchPage(offset, limit) {
+      const query = new URLSearchParams({ limit: String(limit), offset: String(offset) });
+      if (typed) query.set('q', typed);
+      return api.get(`/api/admin/users?${query}`);
+    },
+    createRow(id) {
+      const row = template.content.firstElementChild.cloneNode(true);
+      const user = () => list.item(id);
+      row.querySelector('.disable-button').addEventListener('click', () => {
+        const current = user();
+        change(current, { disabled: !current.disabled });
+      });
+      row.querySelector('.admin-button').addEventListener('click', () => {
+        const current = user();
+        change(current, { admin: !current.admin });
+      });
+      const remove = row.querySelector('.remove-button');
+      remove.addEventListener('click', () => confirmRemove(user(), remove));
+      return row;
+    },
+    fillRow(row, user) {
+      const self = isSelf(user);
+      setText(row.querySelector('.user-email'), user.email);
+      const badges = [];
+      if (self) badges.push(badge('You', 'badge-self'));
+      if (user.admin) badges.push(badge('Admin', 'badge-admin'));
+      if (user.disabled) {
+        const since = user.disabled_at ? `since ${formatDate(user.disabled_at)}` : '';
+        badges.push(badge('Disabled', 'badge-disabled', since));
+      }
+      setBadges(row.querySelector('.badges'), badges);
+      const created = row.querySelector('.cell-date time');
+      created.dateTime = user.created_at;
+      setText(created, formatDate(user.created_at));
+      setText(row.querySelector('.cell-count'), formatCount(user.links ?? 0));
+      const ways = (user.sign_in ?? []).map((way) => SIGN_IN[way] ?? way);
+      setText(row.querySelector('.cell-sign-in'), ways.length > 0 ? ways.join(', ') : 'None');
+      // The visible word first in each name, so speech input ("click Disable") finds it.
+      const disable = row.querySelector('.disable-button');
+      setText(disable, user.disabled ? 'Enable' : 'Disable');
+      disable.setAttribute('aria-label', `${user.disabled ? 'Enable' : 'Disable'} ${user.email}`);
+      const admin = row.querySelector('.admin-button');
+      setText(admin, user.admin ? 'Remove admin' : 'Make admin');
+      admin.setAttribute(
+        'aria-label',
+        user.admin ? `Remove admin ${user.email}` : `Make admin ${user.email}`,
+      );
+      row.querySelector('.remove-button').setAttribute('aria-label', `Remove ${user.email}`);
+      for (const button of row.querySelectorAll('.row-actions .button')) button.hidden = self;
+    },
+  });
+
+  const isSelf = (user) => user.email.toLowerCase() === session.email.toLowerCase();
+
+  whenTyped(search, () => {
+    typed = search.value.trim();
+    list.first();
+  });
+
+  async function change(user, patch) {
+    list.quiet();
+    try {
+      const { body } = await api.patch(`/api/admin/users/${user.id}`, patch);
+      list.update(body ?? { ...user, ...patch });
+      list.say(`${describe(patch)} ${user.email}.`);
+    } catch (e) {
+      if (e.status !== 401) list.fail(e.message);
+    }
+  }
+
+  function describe(patch) {
+    if (patch.disabled !== undefined) return patch.disabled ? 'Disabled' : 'Enabled';
+    return patch.admin ? 'Made an admin:' : 'No longer an admin:';
+  }
+
+  function confirmRemove(user, opener) {
+    list.quiet();
+    const links = user.links ?? 0;
+    dialog.ask({
+      heading: `Remove ${user.email}?`,
+      text: `The account is removed, with its API keys and webhooks; it has ${formatCount(links)} ${links === 1 ? 'link' : 'links'}. This cannot be undone.`,
+      confirm: 'Remove',
+      links: true,
+      opener,
+      async run({ links: what }) {
+        await api.delete(`/api/admin/users/${user.id}?links=${what}`);
+        const [neighbour] = list.neighbours(user.id);
+        list.remove(user.id);
+        list.say(`Removed ${user.email}${what === 'delete' ? ' and their links' : ''}.`);
+        return neighbour?.querySelector('.remove-button:not([hidden])') ?? heading;
+      },
+    });
+  }
+
+  return {
+    section,
+    heading,
+    enter: () => list.load(),
+    leave() {},
+    reset() {
+      typed = '';
+      search.value = '';
+      list.reset();
+    },
+  };
+}
