@@ -62,6 +62,15 @@ export interface RedirectRoutesOptions {
 /** What a path that is not a code may be: a code with one of these suffixes. */
 const SUFFIXED = /^([A-Za-z0-9_-]{1,32})\+(report|go)?$/;
 
+/**
+ * Whether a browser took this step from one of kurz's own pages (the interstitial's
+ * Continue, the password form behind it): `Sec-Fetch-Site`, which no page can set. Only
+ * then does `/{code}+go` skip the interstitial, so a link to `/{code}+go` shared
+ * elsewhere (or followed by a client that sends no such header) shows it as `/{code}` does.
+ */
+const fromOwnPage = (request: Request): boolean =>
+  request.headers.get('sec-fetch-site') === 'same-origin';
+
 /** Answers every request itself: its Promise never rejects. */
 export type Redirect = (
   code: string,
@@ -203,7 +212,7 @@ export function createRedirect(options: RedirectRoutesOptions): Redirects {
         const link = await cache.get(code, domainId);
         return link === undefined
           ? unknown(request, server, domainId)
-          : follow(link, request, server, true);
+          : follow(link, request, server, fromOwnPage(request));
       }
       const page =
         suffix === 'report'
@@ -215,6 +224,11 @@ export function createRedirect(options: RedirectRoutesOptions): Redirects {
     } catch (error) {
       return failed(error, request);
     }
+  }
+
+  /** Whether a visit meets the interstitial first: the link of an account younger than the setting. */
+  function underInterstitial(link: CachedLink): boolean {
+    return link.interstitialUntil !== null && Date.now() < link.interstitialUntil;
   }
 
   /** The `+` page in place of the redirect, for a link of an account younger than the setting. */
@@ -265,15 +279,14 @@ export function createRedirect(options: RedirectRoutesOptions): Redirects {
     link: CachedLink,
     request: Request,
     server: PeerSource | null,
-    direct = false,
+    /** The interstitial was passed on kurz's own page (`/{code}+go` from its Continue). */
+    passed = false,
   ): Response | Promise<Response> {
     if (link.disabled !== null) return disabled(link, request);
     if (link.exhausted || (link.expiresAt !== null && Date.now() >= link.expiresAt)) {
       return expired();
     }
-    if (link.interstitialUntil !== null && !direct && Date.now() < link.interstitialUntil) {
-      return interstitial(link, request);
-    }
+    if (!passed && underInterstitial(link)) return interstitial(link, request);
     if (link.passwordHash !== null) {
       counts.passwordPage++;
       return passwordPage(200, undefined, headers, link.code);
@@ -386,6 +399,7 @@ export function createRedirect(options: RedirectRoutesOptions): Redirects {
       }
       // Only a protected link takes a POST (a method a path does not serve is 404).
       if (link.passwordHash === null) return notFound();
+      if (!fromOwnPage(request) && underInterstitial(link)) return interstitial(link, request);
       const key = `${domainId}/${code}\u0000${clientKey(clientOf, request, server)}`;
       const wait = wrongPasswords?.left(key) ?? 0;
       if (wait > 0) return tooManyTries(wait, code);

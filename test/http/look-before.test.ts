@@ -164,6 +164,9 @@ for (const mode of MODES) {
   });
 }
 
+/** What a browser sends for a step taken on kurz's own page (the Continue, the form behind it). */
+const OWN_PAGE = { 'sec-fetch-site': 'same-origin' };
+
 describe('--new-account-interstitial', () => {
   test("a new account's links answer the `+` page with Continue; /{code}+go is counted", async () => {
     const { app, client, outcome } = await setup('accounts', 7);
@@ -182,9 +185,23 @@ describe('--new-account-interstitial', () => {
     }
     expect(await client.clicksOf('fresh')).toBe(0);
     expect(await outcome('interstitial')).toBe(2);
-    const go = await app.get('/fresh+go');
+    const go = await app.get('/fresh+go', { headers: { ...BROWSER, ...OWN_PAGE } });
     expect(go.status).toBe(307);
     expect(await client.clicksOf('fresh')).toBe(1);
+  });
+
+  test('/{code}+go shared elsewhere, or asked for without Sec-Fetch-Site, shows the interstitial', async () => {
+    const { app, client, outcome } = await setup('accounts', 7);
+    await client.link('https://example.com/lure', { custom_code: 'lure' });
+    for (const site of ['cross-site', 'same-site', 'none', undefined]) {
+      const headers = site === undefined ? BROWSER : { ...BROWSER, 'sec-fetch-site': site };
+      const page = await app.get('/lure+go', { headers });
+      expect(page.status).toBe(200);
+      expect(page.headers.get('location')).toBeNull();
+      expect(page.text).toContain('made by a new account');
+    }
+    expect(await outcome('interstitial')).toBe(4);
+    expect(await client.clicksOf('lure')).toBe(0);
   });
 
   test("an older account's links redirect; a password link's form posts through +go", async () => {
@@ -199,13 +216,20 @@ describe('--new-account-interstitial', () => {
 
     await client.link('https://example.com/pw', { custom_code: 'pw', password: 'open sesame' });
     expect((await app.get('/pw')).text).toContain('href="/pw+go"');
-    expect((await app.get('/pw+go')).text).toContain('This link is protected');
+    expect((await app.get('/pw+go', { headers: OWN_PAGE })).text).toContain(
+      'This link is protected',
+    );
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
     const unlocked = await app.request('POST', '/pw+go', {
       raw: 'password=open+sesame',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      headers: { ...form, ...OWN_PAGE },
     });
     expect(unlocked.status).toBe(303);
     expect(unlocked.headers.get('location')).toBe('https://example.com/pw');
+    // The password posted from elsewhere does not pass the interstitial either.
+    const posted = await app.request('POST', '/pw', { raw: 'password=open+sesame', headers: form });
+    expect(posted.status).toBe(200);
+    expect(posted.text).toContain('made by a new account');
   });
 
   test('off by default, and never in open mode (its links are no one’s)', async () => {
