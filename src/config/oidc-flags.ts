@@ -45,7 +45,8 @@ export function parseAdminClaim(value: string): { name: string; value: string } 
   return { name, value: wanted };
 }
 
-function clientSecret(value: string): string {
+/** A value that must be given: the client id, the client secret. */
+function nonEmpty(value: string): string {
   if (value === '') throw 'must not be empty';
   return value;
 }
@@ -92,7 +93,7 @@ export const SIGN_IN_FLAGS: readonly SignInFlag[] = [
     section: 'signIn',
     meaning: "kurz's client id at the provider",
     parse: (v, c) => {
-      c.oidc.clientId = clientSecret(v);
+      c.oidc.clientId = nonEmpty(v);
     },
   },
   {
@@ -103,7 +104,7 @@ export const SIGN_IN_FLAGS: readonly SignInFlag[] = [
     meaning: "kurz's client secret at the provider",
     default: 'none: a public client, with PKCE alone',
     parse: (v, c) => {
-      c.oidc.clientSecret = clientSecret(v);
+      c.oidc.clientSecret = nonEmpty(v);
     },
   },
   {
@@ -113,7 +114,7 @@ export const SIGN_IN_FLAGS: readonly SignInFlag[] = [
     section: 'signIn',
     meaning: 'read the client secret from a file (keeps it out of ps)',
     parse: (v, c) => {
-      c.oidc.clientSecret = clientSecret(readFlagFile(v).replace(/\r?\n$/, ''));
+      c.oidc.clientSecret = nonEmpty(readFlagFile(v).replace(/\r?\n$/, ''));
     },
   },
   {
