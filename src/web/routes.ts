@@ -1,6 +1,7 @@
-// The web UI: GET / (the page) and GET /assets/{name} (its scripts and styles), all
-// built into the executable. Nothing is fetched from other hosts but the image of a link's
-// preview card; a strict Content Security Policy keeps it that way.
+// The web UI: GET / (the page), GET /assets/{name} (its scripts, styles and web app
+// manifest) and GET /sw.js (the service worker that keeps the shell for offline starts),
+// all built into the executable. Nothing is fetched from other hosts but the image of a
+// link's preview card; a strict Content Security Policy keeps it that way.
 
 import { Elysia } from 'elysia';
 import type { Mode, Registration } from '../config/config.ts';
@@ -8,6 +9,7 @@ import { Messages } from '../domain/errors.ts';
 import { toLocationHeader } from '../domain/urls.ts';
 import type { DomainRegistry } from '../domains/registry.ts';
 import { errorResponse } from '../http/responses.ts';
+import { buildCommit, VERSION } from '../version.ts';
 import { embeddedAssets } from './embedded-assets.ts' with { type: 'macro' };
 import { escapeHtml } from './html.ts';
 
@@ -19,14 +21,19 @@ const TYPES: Record<string, string> = {
   svg: 'image/svg+xml',
   html: 'text/html; charset=utf-8',
   json: 'application/json; charset=utf-8',
+  webmanifest: 'application/manifest+json; charset=utf-8',
 };
+
+/** The service worker's source: served at /sw.js (its scope is where it is served), not under /assets/. */
+const SERVICE_WORKER = 'service-worker.js';
 
 // Images may come from any https address: the Edit dialog draws a link's preview card with
 // the image its owner gave (or its target page named), as a chat app would. Scripts, styles
-// and requests stay the page's own.
+// and requests stay the page's own. The manifest and the service worker are named
+// (`default-src 'none'` would refuse the manifest); both must be kurz's own.
 export const SECURITY_HEADERS = {
   'content-security-policy':
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob: data: https:; connect-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'",
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob: data: https:; connect-src 'self'; manifest-src 'self'; worker-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'",
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
 };
@@ -77,8 +84,9 @@ export function webRoutes({ mode, baseUrl, registration, domains }: WebRoutesOpt
   // The HTML files are the page (index.html) and its parts, not assets of their own.
   const assets = new Map<string, Asset>();
   for (const [name, body] of Object.entries(ASSETS)) {
-    if (!name.endsWith('.html')) assets.set(name, asset(name, body));
+    if (!name.endsWith('.html') && name !== SERVICE_WORKER) assets.set(name, asset(name, body));
   }
+  const serviceWorker = shellWorker(assets);
   // The page carries the mode, registration and base URL in meta tags; built on first use, since the
   // base URL may depend on the port bound.
   let page: Asset | undefined;
@@ -123,9 +131,29 @@ export function webRoutes({ mode, baseUrl, registration, domains }: WebRoutesOpt
       }
       return serve(request, indexPage(), 'no-cache');
     })
+    .get('/sw.js', ({ request }) => {
+      // A path with a dot is never a short code ([A-Za-z0-9_-]), so /sw.js takes none.
+      // Revalidated on every page load: a new kurz changes it (its cache's name).
+      return serve(request, serviceWorker, 'no-cache');
+    })
     .get('/assets/:name', ({ params, request }) => {
       const file = assets.get(params.name);
       if (file === undefined) return errorResponse(404, Messages.notFound);
       return serve(request, file, 'public, max-age=300, must-revalidate');
     });
+}
+
+/**
+ * The service worker with its shell filled in: the page and every asset, cached under a
+ * name of this build (version, commit and a hash of the files, so even a build of changed
+ * files not yet committed gets a cache of its own and replaces the last one's).
+ */
+function shellWorker(assets: Map<string, Asset>): Asset {
+  const files = ['/', ...[...assets.keys()].map((name) => `/assets/${name}`)];
+  const hash = Bun.hash(JSON.stringify(ASSETS)).toString(36);
+  const cache = `kurz-shell-${VERSION}-${buildCommit()}-${hash}`;
+  const source = (ASSETS[SERVICE_WORKER] ?? '')
+    .replace("'%KURZ_SHELL_CACHE%'", JSON.stringify(cache))
+    .replace("['%KURZ_SHELL_FILES%']", JSON.stringify(files));
+  return asset(SERVICE_WORKER, source);
 }
