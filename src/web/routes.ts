@@ -10,15 +10,19 @@ import { toLocationHeader } from '../domain/urls.ts';
 import type { DomainRegistry } from '../domains/registry.ts';
 import { errorResponse } from '../http/responses.ts';
 import { buildCommit, VERSION } from '../version.ts';
+import { appIcons } from './app-icons.ts' with { type: 'macro' };
 import { embeddedAssets } from './embedded-assets.ts' with { type: 'macro' };
 import { escapeHtml } from './html.ts';
 
 const ASSETS = embeddedAssets();
+/** The installed app's PNG icons, drawn when kurz is bundled (base64: a macro answers text). */
+const ICONS = appIcons();
 
 const TYPES: Record<string, string> = {
   css: 'text/css; charset=utf-8',
   js: 'text/javascript; charset=utf-8',
   svg: 'image/svg+xml',
+  png: 'image/png',
   html: 'text/html; charset=utf-8',
   json: 'application/json; charset=utf-8',
   webmanifest: 'application/manifest+json; charset=utf-8',
@@ -39,18 +43,18 @@ export const SECURITY_HEADERS = {
 };
 
 interface Asset {
-  body: string;
-  /** The body gzipped once, at start-up (text compresses to about a third). */
-  gzipped: Uint8Array;
+  body: string | Uint8Array;
+  /** The body gzipped once, at start-up (text compresses to about a third); none for images. */
+  gzipped?: Uint8Array;
   type: string;
   etag: string;
 }
 
-function asset(name: string, body: string): Asset {
+function asset(name: string, body: string | Uint8Array): Asset {
   const extension = name.slice(name.lastIndexOf('.') + 1);
   return {
     body,
-    gzipped: Bun.gzipSync(body),
+    gzipped: typeof body === 'string' ? Bun.gzipSync(body) : undefined,
     type: TYPES[extension] ?? 'application/octet-stream',
     etag: `"${Bun.hash(body).toString(36)}"`,
   };
@@ -86,6 +90,9 @@ export function webRoutes({ mode, baseUrl, registration, domains }: WebRoutesOpt
   for (const [name, body] of Object.entries(ASSETS)) {
     if (!name.endsWith('.html') && name !== SERVICE_WORKER) assets.set(name, asset(name, body));
   }
+  for (const [name, base64] of Object.entries(ICONS)) {
+    assets.set(name, asset(name, Uint8Array.from(Buffer.from(base64, 'base64'))));
+  }
   const serviceWorker = shellWorker(assets);
   // The page carries the mode, registration and base URL in meta tags; built on first use, since the
   // base URL may depend on the port bound.
@@ -112,7 +119,7 @@ export function webRoutes({ mode, baseUrl, registration, domains }: WebRoutesOpt
     if (request.headers.get('if-none-match') === file.etag) {
       return new Response(null, { status: 304, headers });
     }
-    if (GZIP.test(request.headers.get('accept-encoding') ?? '')) {
+    if (file.gzipped !== undefined && GZIP.test(request.headers.get('accept-encoding') ?? '')) {
       headers['content-encoding'] = 'gzip';
       return new Response(file.gzipped, { headers });
     }

@@ -31,6 +31,23 @@ describe.each(['accounts', 'open'] as const)('web app (%s mode)', (mode) => {
       expect.objectContaining({ src: '/assets/favicon.svg', sizes: 'any' }),
     );
     for (const icon of manifest.icons) expect((await app.get(icon.src)).status).toBe(200);
+    // The PNG icons are PNG files of the size the manifest names.
+    for (const size of [192, 512]) {
+      expect(manifest.icons).toContainEqual(
+        expect.objectContaining({ src: `/assets/icon-${size}.png`, sizes: `${size}x${size}` }),
+      );
+      const reply = await app.app.handle(
+        new Request(`http://localhost/assets/icon-${size}.png`, {
+          headers: { 'accept-encoding': 'gzip' },
+        }),
+      );
+      expect(reply.headers.get('content-type')).toBe('image/png');
+      expect(reply.headers.get('content-encoding')).toBeNull(); // compressed already
+      const png = new Uint8Array(await reply.arrayBuffer());
+      expect([...png.subarray(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+      const header = new DataView(png.buffer, 16, 8); // IHDR: width, height
+      expect([header.getUint32(0), header.getUint32(4)]).toEqual([size, size]);
+    }
   });
 
   test('the CSP lets the page use its own manifest and worker, and nothing more', async () => {
