@@ -86,7 +86,7 @@ async function madeLinkTo(page: Page, target: string) {
 
 describe.each(MODES)('shortening from anywhere (%s mode)', (mode) => {
   test(
-    'the manifest is linked and served, and the service worker caches only the shell',
+    'the manifest is linked and served; the service worker caches only the shell, from which the page starts offline',
     async () => {
       await withKurz(browser, modeArgs(mode), async (kurz, page) => {
         const token = await signIn(page, kurz, mode, 'sw@example.com');
@@ -141,6 +141,13 @@ describe.each(MODES)('shortening from anywhere (%s mode)', (mode) => {
         for (const path of Object.values(after).flat()) {
           expect(path === '/' || path.startsWith('/assets/')).toBe(true);
         }
+
+        // Without a network the page still starts, from the kept shell, and says what is wrong.
+        await page.context().setOffline(true);
+        await page.goto(`${kurz.url}/?from=offline`);
+        await page.locator('#shorten-form').waitFor();
+        await page.getByText('Could not reach kurz').first().waitFor();
+        await page.context().setOffline(false);
       });
     },
     TIMEOUT,
