@@ -21,6 +21,7 @@ import {
 // Page globals of the functions given to evaluate() (no DOM library in the tsconfig).
 declare const document: {
   querySelector(selector: string): { href: string } | null;
+  activeElement: { id: string } | null;
 };
 declare const navigator: {
   serviceWorker: {
@@ -34,7 +35,10 @@ declare const caches: {
   open(name: string): Promise<{ keys(): Promise<{ url: string }[]> }>;
 };
 declare const location: { search: string; href: string };
-declare const window: { open: (...args: unknown[]) => unknown };
+declare const window: {
+  open: (...args: unknown[]) => unknown;
+  matchMedia: (query: string) => { matches: boolean };
+};
 
 const TIMEOUT = 60_000;
 const ADMIN_TOKEN = 'the-admin-token-of-this-test-kurz-0123';
@@ -74,6 +78,32 @@ const cached = (page: Page) =>
     }
     return all;
   });
+
+/**
+ * Makes the page believe it runs as the installed app (`display-mode: standalone`), as
+ * Android's Share opens it: Chromium cannot emulate that media feature, so matchMedia
+ * answers it before the page's own scripts run.
+ */
+async function asInstalledApp(page: Page) {
+  await page.addInitScript(() => {
+    const own = window.matchMedia.bind(window);
+    window.matchMedia = (query: string) =>
+      query === '(display-mode: standalone)'
+        ? ({ matches: true, media: query } as unknown as ReturnType<typeof own>)
+        : own(query);
+  });
+}
+
+/** A link shared from a page or a bookmark waits in the form until the person presses Shorten. */
+async function pressShortenFor(page: Page, target: string) {
+  await page
+    .getByText(`A link was shared with kurz: press Shorten to make it. ${target}`)
+    .waitFor();
+  expect(await page.locator('#url').inputValue()).toBe(target);
+  expect(await page.evaluate(() => document.activeElement?.id)).toBe('shorten-submit');
+  expect(await page.locator('#result').isHidden()).toBe(true);
+  await page.keyboard.press('Enter');
+}
 
 /** Waits for the result panel to show a link to `target`; its short URL. */
 async function madeLinkTo(page: Page, target: string) {
@@ -154,12 +184,13 @@ describe.each(MODES)('shortening from anywhere (%s mode)', (mode) => {
   );
 
   test(
-    'Share → kurz (GET / with title, text and url, as Android sends it) makes the link and cleans the address',
+    'Share → kurz (GET / with title, text and url, as Android sends it) makes the link in the installed app and cleans the address',
     async () => {
       await withKurz(
         browser,
         modeArgs(mode),
         async (kurz, page) => {
+          await asInstalledApp(page);
           await signIn(page, kurz, mode, 'share@example.com');
           const base = await baseUrlOf(kurz);
           await page.goto(`${base}/?title=A+page&text=Look+https://example.com/x&url=`);
@@ -224,6 +255,7 @@ describe.each(MODES)('shortening from anywhere (%s mode)', (mode) => {
           expect(features).toContain('noopener');
 
           await page.goto(url ?? '');
+          await pressShortenFor(page, visited);
           await madeLinkTo(page, visited);
           expect(await page.evaluate(() => location.search)).toBe('');
         });
@@ -310,8 +342,40 @@ describe('a link shared while logged out (accounts mode)', () => {
           .waitFor();
         expect(await page.evaluate(() => location.search)).toBe('');
         await register(page, 'later@example.com');
+        await pressShortenFor(page, 'https://example.com/later');
         await madeLinkTo(page, 'https://example.com/later');
       });
+    },
+    TIMEOUT,
+  );
+});
+
+describe.each(MODES)('a link sent to /?url= from another page (%s mode)', (mode) => {
+  test(
+    'is not made until the person presses Shorten: any site can send a browser there',
+    async () => {
+      const target = 'https://example.com/pushed';
+      const other = serveOtherOrigin('<!doctype html><title>Elsewhere</title><p>A page</p>');
+      try {
+        await withKurz(browser, modeArgs(mode), async (kurz, page) => {
+          const token = await signIn(page, kurz, mode, 'pushed@example.com');
+          const base = await baseUrlOf(kurz);
+          await page.goto(`${other.url}/`);
+          await page.goto(`${base}/?url=${encodeURIComponent(target)}`, {
+            referer: `${other.url}/`,
+          });
+          await page.getByText(`press Shorten to make it. ${target}`).waitFor();
+          expect(await page.evaluate(() => location.search)).toBe('');
+          const listed = await call(kurz.url, 'GET', '/api/links', {
+            token: mode === 'accounts' ? token : ADMIN_TOKEN,
+          });
+          expect(listed.json).toEqual([]);
+          await page.keyboard.press('Enter');
+          await madeLinkTo(page, target);
+        });
+      } finally {
+        await other.stop();
+      }
     },
     TIMEOUT,
   );

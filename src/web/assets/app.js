@@ -128,7 +128,9 @@ const auth = createAuth({
   onLoggedIn(token, user) {
     session.save(token, user.email);
     showApp();
-    byId('url').focus(); // the login form vanished with focus in it
+    // The login form vanished with focus in it: to the form, unless a shared link waits
+    // there with the Shorten button focused (shortenShared offers it before it awaits).
+    if (document.activeElement?.id !== 'shorten-submit') byId('url').focus();
   },
 });
 
@@ -154,12 +156,26 @@ function showApp() {
   shortenShared();
 }
 
-/** The link shared to the page, kept through a sign-in: forgotten once it was tried. */
+/**
+ * The link shared to the page, kept through a sign-in: forgotten once it was tried. Only
+ * the installed app (Android's Share opens it) makes it at once: any other page can send
+ * a browser to `/?url=…`, so there the link waits in the form for the person's press.
+ */
 async function shortenShared() {
   const target = pendingShare.get();
   if (!target) return;
+  if (!installedApp()) {
+    pendingShare.clear();
+    shortener.offerShared(target, { waits: true });
+    return;
+  }
   const { unauthorized } = await shortener.shortenShared(target);
   if (!unauthorized) pendingShare.clear(); // a refused link shows its error in the form
+}
+
+/** Whether the page runs as the installed app, where Android's Share menu opens it. */
+function installedApp() {
+  return matchMedia('(display-mode: standalone)').matches;
 }
 
 /** Back to the login form, forgetting the token and everything shown. */

@@ -26,6 +26,8 @@ export function createShortener({ api, domains, onCreated }) {
   const resultLink = byId('result-link');
   const resultTarget = byId('result-target');
   const status = byId('result-status');
+  // Says that a link shared from elsewhere waits in the form (app.js's shortenShared).
+  const sharedStatus = byId('shared-status');
   const qr = byId('qr');
   const download = byId('qr-download');
   const copyButton = byId('copy');
@@ -71,6 +73,7 @@ export function createShortener({ api, domains, onCreated }) {
   }
 
   form.addEventListener('submit', (event) => {
+    sharedStatus.textContent = '';
     event.preventDefault(); // the CSP forbids form submission; we send JSON instead
     send();
   });
@@ -229,13 +232,23 @@ export function createShortener({ api, domains, onCreated }) {
      * defaults, then copies it where the browser allows (else the Copy button has focus).
      */
     async shortenShared(target) {
+      this.offerShared(target);
+      const outcome = await send();
+      if (outcome.link !== undefined && !(await copyLink())) copyButton.focus();
+      return outcome;
+    },
+    /**
+     * Puts a shared link in the form and leaves making it to the person: the Shorten button
+     * has the focus and the status says what came (a press, which also lets the page copy).
+     */
+    offerShared(target, { waits = false } = {}) {
       form.querySelector('input[name="shorten-mode"][value="one"]').checked = true;
       showMode();
       url.value = target;
       utm.update();
-      const outcome = await send();
-      if (outcome.link !== undefined && !(await copyLink())) copyButton.focus();
-      return outcome;
+      if (!waits) return;
+      sharedStatus.textContent = `A link was shared with kurz: press Shorten to make it. ${target}`;
+      submit.focus();
     },
     /** Forgets everything shown (on logout, so the next person sees none of it). */
     reset() {
@@ -247,6 +260,7 @@ export function createShortener({ api, domains, onCreated }) {
       showMode();
       error.textContent = '';
       status.textContent = '';
+      sharedStatus.textContent = '';
       result.hidden = true;
       releaseImages();
     },
