@@ -14,8 +14,8 @@ import { SECURITY_HEADERS } from './routes.ts';
 export const SPEC_PATH = '/api/openapi.json';
 export const DOCS_PATH = '/api/docs';
 const OPENAPI_VERSION = '3.1.0';
-/** Routes the document leaves out: the web UI's page and assets, and the API's own docs. */
-export const UNDOCUMENTED_PATHS = ['/', '/assets/:name', SPEC_PATH, DOCS_PATH];
+/** Routes the document leaves out: the web UI's page, assets and service worker, and the API's own docs. */
+export const UNDOCUMENTED_PATHS = ['/', '/sw.js', '/assets/:name', SPEC_PATH, DOCS_PATH];
 
 // biome-ignore lint/suspicious/noExplicitAny: an OpenAPI document is free-form JSON
 type Json = any;

@@ -1,6 +1,7 @@
-// The web UI: GET / (the page) and GET /assets/{name} (its scripts and styles), all
-// built into the executable. Nothing is fetched from other hosts but the image of a link's
-// preview card; a strict Content Security Policy keeps it that way.
+// The web UI: GET / (the page), GET /assets/{name} (its scripts, styles and web app
+// manifest) and GET /sw.js (the service worker that keeps the shell for offline starts),
+// all built into the executable. Nothing is fetched from other hosts but the image of a
+// link's preview card; a strict Content Security Policy keeps it that way.
 
 import { Elysia } from 'elysia';
 import type { Mode, Registration } from '../config/config.ts';
@@ -8,42 +9,52 @@ import { Messages } from '../domain/errors.ts';
 import { toLocationHeader } from '../domain/urls.ts';
 import type { DomainRegistry } from '../domains/registry.ts';
 import { errorResponse } from '../http/responses.ts';
+import { buildCommit, VERSION } from '../version.ts';
+import { appIcons } from './app-icons.ts' with { type: 'macro' };
 import { embeddedAssets } from './embedded-assets.ts' with { type: 'macro' };
 import { escapeHtml } from './html.ts';
 
 const ASSETS = embeddedAssets();
+/** The installed app's PNG icons, drawn when kurz is bundled (base64: a macro answers text). */
+const ICONS = appIcons();
 
 const TYPES: Record<string, string> = {
   css: 'text/css; charset=utf-8',
   js: 'text/javascript; charset=utf-8',
   svg: 'image/svg+xml',
+  png: 'image/png',
   html: 'text/html; charset=utf-8',
   json: 'application/json; charset=utf-8',
+  webmanifest: 'application/manifest+json; charset=utf-8',
 };
+
+/** The service worker's source: served at /sw.js (its scope is where it is served), not under /assets/. */
+const SERVICE_WORKER = 'service-worker.js';
 
 // Images may come from any https address: the Edit dialog draws a link's preview card with
 // the image its owner gave (or its target page named), as a chat app would. Scripts, styles
-// and requests stay the page's own.
+// and requests stay the page's own. The manifest and the service worker are named
+// (`default-src 'none'` would refuse the manifest); both must be kurz's own.
 export const SECURITY_HEADERS = {
   'content-security-policy':
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob: data: https:; connect-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'",
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob: data: https:; connect-src 'self'; manifest-src 'self'; worker-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'",
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
 };
 
 interface Asset {
-  body: string;
-  /** The body gzipped once, at start-up (text compresses to about a third). */
-  gzipped: Uint8Array;
+  body: string | Uint8Array;
+  /** The body gzipped once, at start-up (text compresses to about a third); none for images. */
+  gzipped?: Uint8Array;
   type: string;
   etag: string;
 }
 
-function asset(name: string, body: string): Asset {
+function asset(name: string, body: string | Uint8Array): Asset {
   const extension = name.slice(name.lastIndexOf('.') + 1);
   return {
     body,
-    gzipped: Bun.gzipSync(body),
+    gzipped: typeof body === 'string' ? Bun.gzipSync(body) : undefined,
     type: TYPES[extension] ?? 'application/octet-stream',
     etag: `"${Bun.hash(body).toString(36)}"`,
   };
@@ -77,8 +88,12 @@ export function webRoutes({ mode, baseUrl, registration, domains }: WebRoutesOpt
   // The HTML files are the page (index.html) and its parts, not assets of their own.
   const assets = new Map<string, Asset>();
   for (const [name, body] of Object.entries(ASSETS)) {
-    if (!name.endsWith('.html')) assets.set(name, asset(name, body));
+    if (!name.endsWith('.html') && name !== SERVICE_WORKER) assets.set(name, asset(name, body));
   }
+  for (const [name, base64] of Object.entries(ICONS)) {
+    assets.set(name, asset(name, Uint8Array.from(Buffer.from(base64, 'base64'))));
+  }
+  const serviceWorker = shellWorker(assets);
   // The page carries the mode, registration and base URL in meta tags; built on first use, since the
   // base URL may depend on the port bound.
   let page: Asset | undefined;
@@ -104,7 +119,7 @@ export function webRoutes({ mode, baseUrl, registration, domains }: WebRoutesOpt
     if (request.headers.get('if-none-match') === file.etag) {
       return new Response(null, { status: 304, headers });
     }
-    if (GZIP.test(request.headers.get('accept-encoding') ?? '')) {
+    if (file.gzipped !== undefined && GZIP.test(request.headers.get('accept-encoding') ?? '')) {
       headers['content-encoding'] = 'gzip';
       return new Response(file.gzipped, { headers });
     }
@@ -123,9 +138,29 @@ export function webRoutes({ mode, baseUrl, registration, domains }: WebRoutesOpt
       }
       return serve(request, indexPage(), 'no-cache');
     })
+    .get('/sw.js', ({ request }) => {
+      // A path with a dot is never a short code ([A-Za-z0-9_-]), so /sw.js takes none.
+      // Revalidated on every page load: a new kurz changes it (its cache's name).
+      return serve(request, serviceWorker, 'no-cache');
+    })
     .get('/assets/:name', ({ params, request }) => {
       const file = assets.get(params.name);
       if (file === undefined) return errorResponse(404, Messages.notFound);
       return serve(request, file, 'public, max-age=300, must-revalidate');
     });
+}
+
+/**
+ * The service worker with its shell filled in: the page and every asset, cached under a
+ * name of this build (version, commit and a hash of the files, so even a build of changed
+ * files not yet committed gets a cache of its own and replaces the last one's).
+ */
+function shellWorker(assets: Map<string, Asset>): Asset {
+  const files = ['/', ...[...assets.keys()].map((name) => `/assets/${name}`)];
+  const hash = Bun.hash(JSON.stringify(ASSETS)).toString(36);
+  const cache = `kurz-shell-${VERSION}-${buildCommit()}-${hash}`;
+  const source = (ASSETS[SERVICE_WORKER] ?? '')
+    .replace("'%KURZ_SHELL_CACHE%'", JSON.stringify(cache))
+    .replace("['%KURZ_SHELL_FILES%']", JSON.stringify(files));
+  return asset(SERVICE_WORKER, source);
 }

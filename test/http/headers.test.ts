@@ -229,7 +229,7 @@ describe('the web UI', () => {
     const app = await TestApp.init('open');
     const page = await app.get('/');
     expect(page.headers.get('content-security-policy')).toBe(
-      "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob: data: https:; connect-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'",
+      "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob: data: https:; connect-src 'self'; manifest-src 'self'; worker-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'",
     );
     expect(page.headers.get('referrer-policy')).toBe('no-referrer');
   });

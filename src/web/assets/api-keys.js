@@ -1,15 +1,17 @@
 // The API keys dialog (accounts mode): a form that makes a key (POST /api/keys: a name,
 // the read or write scope, an optional last day), the new key shown once with its Copy
-// button, and the list of keys (GET /api/keys) with Revoke on each (revoke-key.js).
+// button (and, for a write key, its ShareX profile: share.js), and the list of keys
+// (GET /api/keys) with Revoke on each (revoke-key.js).
 // The key itself is in the page only until the dialog closes; the server keeps a hash.
 
 import { openModal } from './dialog.js';
 import { byId, formatDate, setText } from './dom.js';
 import { createRevoker } from './revoke-key.js';
+import { downloadSharexProfile } from './share.js';
 
 const SCOPES = { read: 'Read', write: 'Write' };
 
-export function createKeysView({ api }) {
+export function createKeysView({ api, baseUrl }) {
   const dialog = byId('keys-dialog');
   const opener = byId('keys-open');
   const form = byId('key-form');
@@ -20,6 +22,7 @@ export function createKeysView({ api }) {
   const newKeyValue = byId('new-key-value');
   const copyButton = byId('new-key-copy');
   const copyStatus = byId('new-key-status');
+  const sharexButton = byId('new-key-sharex');
   const table = byId('keys');
   const rowsBody = byId('key-rows');
   const template = byId('key-row');
@@ -172,7 +175,7 @@ export function createKeysView({ api }) {
     try {
       const { body: created } = await api.post('/api/keys', body);
       form.reset();
-      showNewKey(created.key);
+      showNewKey(created.key, scope);
       load();
     } catch (e) {
       // A 401 has ended the session; anything else is the server's own message, shown
@@ -184,8 +187,9 @@ export function createKeysView({ api }) {
     }
   });
 
-  function showNewKey(key) {
+  function showNewKey(key, scope) {
     newKeyValue.textContent = key;
+    sharexButton.hidden = scope !== 'write'; // a read key cannot shorten
     copyStatus.textContent = '';
     newKey.hidden = false;
     // Its warning is the button's description, so it is read out with it.
@@ -197,7 +201,13 @@ export function createKeysView({ api }) {
     newKeyValue.textContent = '';
     copyStatus.textContent = '';
     newKey.hidden = true;
+    sharexButton.hidden = true;
   }
+
+  sharexButton.addEventListener('click', () => {
+    downloadSharexProfile(baseUrl, newKeyValue.textContent);
+    copyStatus.textContent = 'The ShareX profile holds the key: keep the file private.';
+  });
 
   copyButton.addEventListener('click', async () => {
     const key = newKeyValue.textContent;

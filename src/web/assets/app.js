@@ -9,7 +9,9 @@
 // admin-token.js). domains.js knows the short domains and what a link's domain decides:
 // its short URL and its API path. In accounts mode the header also opens the person's API
 // keys: api-keys.js (and revoke-key.js). Admins also get the admin section (admin-access.js
-// finds out who is one and loads admin.js, which holds the section's views).
+// finds out who is one and loads admin.js, which holds the section's views). share.js
+// reads a link shared to the page (Android's Share, the bookmarklet), which is shortened
+// once the person is signed in, and offers the bookmarklet and ShareX profiles.
 
 import { createAdminAccess } from './admin-access.js';
 import { createAdminToken } from './admin-token.js';
@@ -23,11 +25,19 @@ import { createDomains } from './domains.js';
 import { createEditor } from './edit-link.js';
 import { createLinksList } from './links-list.js';
 import { session as stored } from './session.js';
+import {
+  createShareSection,
+  pendingShare,
+  readSharedLink,
+  registerServiceWorker,
+} from './share.js';
 import { createShortener } from './shorten.js';
 import { createStatsView } from './stats-view.js';
 
 const mode = meta('kurz-mode') === 'open' ? 'open' : 'accounts';
 const baseUrl = readBaseUrl();
+readSharedLink();
+registerServiceWorker();
 
 // The token is kept in localStorage (session.js); open mode has none.
 const session = {
@@ -88,7 +98,8 @@ const deleter = createDeleter({
   },
 });
 const stats = createStatsView({ api, mode, domains });
-const keys = createKeysView({ api });
+const keys = createKeysView({ api, baseUrl });
+createShareSection({ mode, baseUrl });
 const list = createLinksList({
   api,
   domains,
@@ -117,7 +128,9 @@ const auth = createAuth({
   onLoggedIn(token, user) {
     session.save(token, user.email);
     showApp();
-    byId('url').focus(); // the login form vanished with focus in it
+    // The login form vanished with focus in it: to the form, unless a shared link waits
+    // there with the Shorten button focused (shortenShared offers it before it awaits).
+    if (document.activeElement?.id !== 'shorten-submit') byId('url').focus();
   },
 });
 
@@ -140,6 +153,29 @@ function showApp() {
   domains.load();
   list.start();
   access.start(); // may show the admin section instead, when the address asks for it
+  shortenShared();
+}
+
+/**
+ * The link shared to the page, kept through a sign-in: forgotten once it was tried. Only
+ * the installed app (Android's Share opens it) makes it at once: any other page can send
+ * a browser to `/?url=…`, so there the link waits in the form for the person's press.
+ */
+async function shortenShared() {
+  const target = pendingShare.get();
+  if (!target) return;
+  if (!installedApp()) {
+    pendingShare.clear();
+    shortener.offerShared(target, { waits: true });
+    return;
+  }
+  const { unauthorized } = await shortener.shortenShared(target);
+  if (!unauthorized) pendingShare.clear(); // a refused link shows its error in the form
+}
+
+/** Whether the page runs as the installed app, where Android's Share menu opens it. */
+function installedApp() {
+  return matchMedia('(display-mode: standalone)').matches;
 }
 
 /** Back to the login form, forgetting the token and everything shown. */
@@ -153,7 +189,8 @@ function endSession(notice, { focus = false } = {}) {
   shortener.reset();
   appView.hidden = true;
   sessionBar.hidden = true;
-  auth.show(notice, { focus });
+  const shared = pendingShare.get();
+  auth.show(shared ? `Log in to shorten the link you shared: ${shared}` : notice, { focus });
 }
 
 /** True when the token's `exp` has passed; unreadable tokens are left to the server. */

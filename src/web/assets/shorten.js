@@ -26,6 +26,8 @@ export function createShortener({ api, domains, onCreated }) {
   const resultLink = byId('result-link');
   const resultTarget = byId('result-target');
   const status = byId('result-status');
+  // Says that a link shared from elsewhere waits in the form (app.js's shortenShared).
+  const sharedStatus = byId('shared-status');
   const qr = byId('qr');
   const download = byId('qr-download');
   const copyButton = byId('copy');
@@ -70,31 +72,39 @@ export function createShortener({ api, domains, onCreated }) {
     return domains.several && host && !domains.isDefault(host) ? host : undefined;
   }
 
-  form.addEventListener('submit', async (event) => {
+  form.addEventListener('submit', (event) => {
+    sharedStatus.textContent = '';
     event.preventDefault(); // the CSP forbids form submission; we send JSON instead
-    if (busy) return;
+    send();
+  });
+
+  /** Sends the form; resolves to the link made (one-link mode), else to nothing. */
+  async function send() {
+    if (busy) return {};
     error.textContent = '';
     // A number field holding what is no number reads as empty: say so, not "no limit".
     if (mode() === 'one' && maxClicks.validity.badInput) {
       error.textContent = 'Max clicks must be a whole number, or empty.';
-      return;
+      return {};
     }
     const chosenTags = tags.take(); // a tag still being typed counts; a bad one is said there
-    if (chosenTags === null) return;
+    if (chosenTags === null) return {};
     busy = true;
     form.setAttribute('aria-busy', 'true');
     try {
       if (mode() === 'many') await sendMany(chosenTags);
-      else await sendOne(chosenTags);
+      else return { link: await sendOne(chosenTags) };
     } catch (e) {
       // A 401 already took the person to the login form; anything else is the
       // server's own message, shown next to the form and announced (role="alert").
       if (e.status !== 401) error.textContent = e.message;
+      return { unauthorized: e.status === 401 };
     } finally {
       busy = false;
       form.removeAttribute('aria-busy');
     }
-  });
+    return {};
+  }
 
   async function sendOne(chosenTags) {
     // Optional fields left empty are left out, so the server generates a code.
@@ -114,6 +124,7 @@ export function createShortener({ api, domains, onCreated }) {
     // The link object has no domain: it is the one chosen.
     show({ ...link, domain: domain ?? domains.all()[0]?.domain }, 'Short link created');
     onCreated(link);
+    return link;
   }
 
   async function sendMany(chosenTags) {
@@ -138,14 +149,22 @@ export function createShortener({ api, domains, onCreated }) {
     utm.update();
   }
 
-  copyButton.addEventListener('click', async () => {
+  /** Copies the short link shown; false when the browser does not let the page. */
+  async function copyLink() {
     const text = resultLink.textContent;
     try {
       // Missing outside secure contexts (plain http on a non-localhost address).
-      if (!navigator.clipboard) throw new Error('no clipboard');
+      if (!navigator.clipboard) return false;
       await navigator.clipboard.writeText(text);
       status.textContent = `Copied ${text}`;
+      return true;
     } catch {
+      return false; // no permission, or the window is not focused
+    }
+  }
+
+  copyButton.addEventListener('click', async () => {
+    if (!(await copyLink())) {
       // Select the link instead, so one keystroke copies it.
       getSelection()?.selectAllChildren(resultLink);
       status.textContent =
@@ -208,6 +227,29 @@ export function createShortener({ api, domains, onCreated }) {
       many.hide();
       show(link, announcement);
     },
+    /**
+     * Shortens a link shared from elsewhere (share target, bookmarklet) with the form's
+     * defaults, then copies it where the browser allows (else the Copy button has focus).
+     */
+    async shortenShared(target) {
+      this.offerShared(target);
+      const outcome = await send();
+      if (outcome.link !== undefined && !(await copyLink())) copyButton.focus();
+      return outcome;
+    },
+    /**
+     * Puts a shared link in the form and leaves making it to the person: the Shorten button
+     * has the focus and the status says what came (a press, which also lets the page copy).
+     */
+    offerShared(target, { waits = false } = {}) {
+      form.querySelector('input[name="shorten-mode"][value="one"]').checked = true;
+      showMode();
+      url.value = target;
+      utm.update();
+      if (!waits) return;
+      sharedStatus.textContent = `A link was shared with kurz: press Shorten to make it. ${target}`;
+      submit.focus();
+    },
     /** Forgets everything shown (on logout, so the next person sees none of it). */
     reset() {
       shown++;
@@ -218,6 +260,7 @@ export function createShortener({ api, domains, onCreated }) {
       showMode();
       error.textContent = '';
       status.textContent = '';
+      sharedStatus.textContent = '';
       result.hidden = true;
       releaseImages();
     },
