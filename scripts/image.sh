@@ -181,7 +181,7 @@ for arch in $arches; do
     if [ -z "$version_line" ]; then
       version_line=$line
     elif [ "$line" != "$version_line" ]; then
-      echo "kurz image: $file says \"$line\", the other executable \"$version_line\"" >&2
+      echo "kurz image: $file says \"$line\", the other executable \"$version_line\": the images are of one build (for dist/kurz: bun run build)" >&2
       exit 1
     fi
   fi

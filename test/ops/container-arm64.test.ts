@@ -2,7 +2,7 @@
 // linux/amd64 and a linux/arm64 image and a manifest list naming both. The arm64 image
 // holds the arm64 executable (cross-compiled as the release does) with the loader and
 // libraries of Debian's libc6-arm64-cross, and the same other files as the amd64 one;
-// built again, its layer is the same. It runs on this x86-64 machine as it would on a
+// built again, its layer is the same; `podman manifest push --all` sends all three. It runs on this x86-64 machine as it would on a
 // Raspberry Pi: under podman through qemu-user-static registered with binfmt_misc
 // (scripts/ensure-qemu.sh registers it), and its own files, taken out of the image,
 // under qemu-aarch64 with the image as their root. Each: /health, a link made, its 307,
@@ -105,6 +105,34 @@ describe.skipIf(cannotRun !== null)('bun run image: linux/amd64 and linux/arm64'
     expect(arm64.Config.Labels['org.opencontainers.image.version']).toBe(pkg.version);
     expect(arm64.HealthCheck ?? arm64.Healthcheck).toEqual(amd64.HealthCheck ?? amd64.Healthcheck);
   });
+
+  test("podman manifest push --all, as docs/container.md's push, sends the list and both images", async () => {
+    // To a folder in the OCI layout rather than a registry, which the tests have none of.
+    const out = join(tempDir(), 'pushed');
+    await pod.ok('manifest', 'push', '--all', TAG, `oci:${out}`);
+    const blob = (digest: string) =>
+      JSON.parse(readFileSync(join(out, 'blobs', ...digest.split(':')), 'utf8'));
+    const index = JSON.parse(readFileSync(join(out, 'index.json'), 'utf8'));
+    const list = blob(index.manifests[0].digest);
+    expect(list.manifests.map((m: { platform: object }) => m.platform)).toEqual([
+      { architecture: 'amd64', os: 'linux' },
+      { architecture: 'arm64', os: 'linux' },
+    ]);
+    for (const entry of list.manifests) {
+      const manifest = blob(entry.digest);
+      expect(blob(manifest.config.digest).architecture).toBe(entry.platform.architecture);
+      for (const layer of manifest.layers) {
+        expect(existsSync(join(out, 'blobs', ...layer.digest.split(':')))).toBe(true);
+      }
+    }
+    const page = readFileSync(join(ROOT, 'docs', 'container.md'), 'utf8');
+    expect(page).toContain(
+      'podman manifest push --all kurz:0.1.0 docker://registry.example/kurz:0.1.0\n'.replaceAll(
+        '0.1.0',
+        pkg.version,
+      ),
+    );
+  }, 60_000);
 
   test("the arm64 image: the arm64 executable, libc6-arm64-cross's loader and libraries where it looks, the amd64 image's other files", async () => {
     const [amd64, arm64] = [
