@@ -173,16 +173,19 @@ version_of() {
   fi
   return 1
 }
-# Every executable that runs here must say the same version; one must run.
+# Every executable that runs here must be of the same version, and should be of the same
+# commit (the labels name the first's); one must run.
 version_line=""
 for arch in $arches; do
   file=$(eval "echo \"\$binary_$arch\"")
   if line=$(version_of "$file" "$arch"); then
     if [ -z "$version_line" ]; then
       version_line=$line
-    elif [ "$line" != "$version_line" ]; then
-      echo "kurz image: $file says \"$line\", the other executable \"$version_line\": the images are of one build (for dist/kurz: bun run build)" >&2
+    elif [ "${line%% (*}" != "${version_line%% (*}" ]; then
+      echo "kurz image: $file says \"$line\", the other executable \"$version_line\": the images are of one version" >&2
       exit 1
+    elif [ "$line" != "$version_line" ]; then
+      echo "kurz image: warning: $file says \"$line\", the other executable \"$version_line\" (for a new dist/kurz: bun run build)" >&2
     fi
   fi
 done
@@ -257,6 +260,7 @@ for arch in $arches; do
       queue=$binary
       done_libs=" $(basename "$loader") "
       while [ -n "$queue" ]; do
+        # shellcheck disable=SC2086 # one file per word
         set -- $queue
         next=$1
         shift
@@ -301,7 +305,7 @@ if [ "$builder" = none ]; then exit 0; fi
 # One platform: the tags are its image's. Several: TAG-ARCH are the images', and each
 # tag a manifest list's.
 single=""
-if [ "$(echo $arches | wc -w)" -eq 1 ]; then single=1; fi
+case $arches in *" "*" "*) ;; *) single=1 ;; esac
 for arch in $arches; do
   set -- --file Containerfile --platform "linux/$arch" --build-arg "ARCH=$arch" \
     --build-arg "VERSION=$version" --build-arg "REVISION=$revision"
