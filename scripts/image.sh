@@ -39,6 +39,8 @@
 set -eu
 
 binaries=""
+binary_amd64=""
+binary_arm64=""
 platforms="linux/amd64,linux/arm64"
 tags=""
 revision=""
@@ -119,6 +121,10 @@ for file in $binaries; do
     exit 1
   fi
   arch=$(arch_of "$file")
+  if [ "$arch" = unknown ]; then
+    echo "kurz image: --binary $file is not a Linux executable for x86-64 or AArch64" >&2
+    exit 1
+  fi
   case " $arches " in
     *" $arch "*) ;;
     *)
@@ -129,7 +135,7 @@ for file in $binaries; do
   eval "binary_$arch=\$file"
 done
 for arch in $arches; do
-  if [ -n "$(eval "echo \"\${binary_$arch:-}\"")" ]; then continue; fi
+  if [ -n "$(eval "echo \"\$binary_$arch\"")" ]; then continue; fi
   if [ ! -e dist/kurz ]; then
     . scripts/bootstrap.sh
     bun run build
