@@ -107,6 +107,18 @@ export async function buildKurz(options: BuildOptions): Promise<void> {
 
 if (import.meta.main) {
   const { commit } = sourceStamp();
-  await buildKurz({ outfile: resolve(ROOT, 'dist', 'kurz'), commit });
-  console.log(`dist/kurz: kurz ${VERSION} (commit ${commit})`);
+  // `--target linux-arm64` (a release target's name): dist/kurz-linux-arm64, for the
+  // container image of another architecture (scripts/image.sh).
+  const [flag, name] = process.argv.slice(2);
+  if (flag !== undefined && (flag !== '--target' || !/^linux-(x64|arm64)$/.test(name ?? ''))) {
+    console.error('usage: bun scripts/build.ts [--target linux-x64|linux-arm64]');
+    process.exit(2);
+  }
+  const outfile = name ? `kurz-${name}` : 'kurz';
+  await buildKurz({
+    outfile: resolve(ROOT, 'dist', outfile),
+    commit,
+    ...(name ? { target: `bun-${name}`, quiet: true } : {}),
+  });
+  console.log(`dist/${outfile}: kurz ${VERSION} (commit ${commit})`);
 }

@@ -8,23 +8,14 @@
 // skips those checks.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import {
-  chmodSync,
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import pkg from '../../package.json' with { type: 'json' };
 import { parseCommandLine } from '../../src/config/cli.ts';
 import { SERVER_FLAG_ENVS } from '../../src/config/flags.ts';
 import { parseDatabase } from '../../src/config/values.ts';
-import { BINARY, call, eventually, run, tempDir } from '../support/binary.ts';
+import { BINARY, call, eventually, run } from '../support/binary.ts';
+import { podmanInFolder } from '../support/podman.ts';
 import { freePort } from '../support/proxies.ts';
 
 const ROOT = resolve(import.meta.dir, '..', '..');
@@ -160,120 +151,18 @@ describe('the Containerfile and the compose files', () => {
 });
 
 // ---------------------------------------------------------------------------------------
-// podman
+// podman, in a folder of this test
 
-const PODMAN = Bun.which('podman');
 const PODMAN_COMPOSE = Bun.which('podman-compose');
-/** Where this test's podman keeps everything. */
-const state = tempDir('kurz-podman-');
-const podmanEnv: Record<string, string> = {
-  PATH: process.env.PATH ?? '',
-  HOME: state,
-  CONTAINERS_CONF: join(state, 'containers.conf'),
-  CONTAINERS_STORAGE_CONF: join(state, 'storage.conf'),
-  TMPDIR: join(state, 'tmp'),
-  // Without it, on a machine with systemd, podman adds a timer per container that runs
-  // its health check with the machine's own podman settings.
-  DISABLE_HC_SYSTEMD: 'true',
-};
+const pod = podmanInFolder();
+const podmanEnv = pod.env;
+const podman = pod.run;
+const podmanOk = pod.ok;
 
-/**
- * podman's settings for this test, every path in its folder. Host networking: the
- * containers' ports are the machine's, and no bridge or firewall rule is made. runc with
- * its state in the folder too (through a wrapper: podman has no setting for it). No
- * default ulimits: podman's would be refused by a sandbox that forbids raising them.
- */
-function configurePodman(): void {
-  for (const dir of ['tmp', 'bin', 'runc', 'networks']) mkdirSync(join(state, dir));
-  const runc = Bun.which('runc') ?? '/usr/sbin/runc';
-  writeFileSync(
-    join(state, 'bin', 'runc'),
-    `#!/bin/sh\nexec ${runc} --root ${join(state, 'runc')} "$@"\n`,
-  );
-  chmodSync(join(state, 'bin', 'runc'), 0o755);
-  writeFileSync(
-    podmanEnv.CONTAINERS_CONF as string,
-    `[containers]
-netns = "host"
-default_ulimits = []
-
-[engine]
-cgroup_manager = "cgroupfs"
-events_logger = "file"
-events_logfile_path = "${join(state, 'events.log')}"
-tmp_dir = "${join(state, 'libpod')}"
-runtime = "runc"
-
-[engine.runtimes]
-runc = ["${join(state, 'bin', 'runc')}"]
-
-[network]
-network_config_dir = "${join(state, 'networks')}"
-`,
-  );
-  writeFileSync(
-    podmanEnv.CONTAINERS_STORAGE_CONF as string,
-    `[storage]
-driver = "vfs"
-graphroot = "${join(state, 'storage')}"
-runroot = "${join(state, 'run')}"
-`,
-  );
-}
-
-function podman(...args: string[]) {
-  return run([PODMAN as string, ...args], { env: podmanEnv, cwd: ROOT });
-}
-
-/** podman's output, trimmed; fails the test with its error when it fails. */
-async function podmanOk(...args: string[]): Promise<string> {
-  const result = await podman(...args);
-  if (result.code !== 0) {
-    throw new Error(`podman ${args.join(' ')} exited ${result.code}: ${result.stderr}`);
-  }
-  return result.stdout.trim();
-}
-
-/**
- * Whether podman can build and run a container here, tried with the smallest image there
- * is: Debian's ldconfig, a static executable. Says why not, else null.
- */
-async function podmanCannotRun(): Promise<string | null> {
-  if (PODMAN === null) return 'podman is not installed (scripts/ensure-podman.sh installs it)';
-  if (process.getuid?.() !== 0) return 'the test runs podman as root, and this is not root';
-  configurePodman();
-  const probe = join(state, 'probe');
-  mkdirSync(probe);
-  writeFileSync(join(probe, 'Containerfile'), 'FROM scratch\nCOPY ldconfig /ldconfig\n');
-  writeFileSync(join(probe, 'ldconfig'), readFileSync('/sbin/ldconfig'));
-  chmodSync(join(probe, 'ldconfig'), 0o755);
-  const built = await podman('build', '--quiet', '--tag', 'localhost/kurz-probe', probe);
-  if (built.code !== 0) return `podman build fails here: ${built.stderr.trim()}`;
-  const ran = await podman('run', '--rm', 'localhost/kurz-probe', '/ldconfig', '--version');
-  await podman('rmi', 'localhost/kurz-probe');
-  if (ran.code !== 0) return `podman run fails here: ${ran.stderr.trim()}`;
-  return null;
-}
-
-/**
- * containers/image keeps a cache of layer digests at this fixed path for root, which
- * podman build writes whatever the storage settings say: what of it this test made goes.
- */
-const BLOB_INFO_CACHE = '/var/lib/containers/cache';
-const madeHere = ['/var/lib/containers', BLOB_INFO_CACHE].filter((dir) => !existsSync(dir));
-
-const cannotRun = await podmanCannotRun();
+const cannotRun = await pod.cannotRun();
 if (cannotRun !== null) console.log(`container: ${cannotRun}; the image is not built or run`);
 
-afterAll(async () => {
-  if (existsSync(podmanEnv.CONTAINERS_CONF as string)) {
-    await podman('rm', '--all', '--force', '--time', '0');
-    await podman('volume', 'rm', '--all', '--force');
-    await podman('rmi', '--all', '--force');
-  }
-  rmSync(state, { recursive: true, force: true });
-  for (const dir of madeHere.reverse()) rmSync(dir, { recursive: true, force: true });
-}, 60_000);
+afterAll(() => pod.remove(), 60_000);
 
 describe.skipIf(cannotRun !== null)('the image, built and run by podman', () => {
   let built: { stderr: string; ms: number };
@@ -308,10 +197,14 @@ describe.skipIf(cannotRun !== null)('the image, built and run by podman', () => 
   beforeAll(async () => {
     if (!existsSync(BINARY)) throw new Error(`${BINARY} is missing: run \`bun run build\` first`);
     const started = performance.now();
-    const image = await run(['sh', 'scripts/image.sh', '--tag', IMAGE], {
-      cwd: ROOT,
-      env: { ...podmanEnv, KURZ_SOURCE_URL: 'https://git.example/kurz' },
-    });
+    // The image of this machine's platform alone; test/ops/container-arm64.test.ts builds both.
+    const image = await run(
+      ['sh', 'scripts/image.sh', '--platform', 'linux/amd64', '--tag', IMAGE],
+      {
+        cwd: ROOT,
+        env: { ...podmanEnv, KURZ_SOURCE_URL: 'https://git.example/kurz' },
+      },
+    );
     built = { stderr: image.stderr, ms: performance.now() - started };
     if (image.code !== 0) throw new Error(`scripts/image.sh failed:\n${image.stderr}`);
     console.log(`container: scripts/image.sh built ${IMAGE} in ${(built.ms / 1000).toFixed(1)} s`);
@@ -418,10 +311,13 @@ describe.skipIf(cannotRun !== null)('the image, built and run by podman', () => 
   }, 30_000);
 
   test('built again, its layer is the same, byte for byte', async () => {
-    const again = await run(['sh', 'scripts/image.sh', '--tag', 'localhost/kurz-again:test'], {
-      cwd: ROOT,
-      env: { ...podmanEnv, KURZ_SOURCE_URL: 'https://git.example/kurz' },
-    });
+    const again = await run(
+      ['sh', 'scripts/image.sh', '--platform', 'linux/amd64', '--tag', 'localhost/kurz-again:test'],
+      {
+        cwd: ROOT,
+        env: { ...podmanEnv, KURZ_SOURCE_URL: 'https://git.example/kurz' },
+      },
+    );
     expect(again.code).toBe(0);
     const layers = async (image: string) =>
       JSON.parse(await podmanOk('image', 'inspect', '--format', '{{json .RootFS.Layers}}', image));
