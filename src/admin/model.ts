@@ -6,6 +6,11 @@ import { type Static, Type } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { badRequest, Messages } from '../domain/errors.ts';
 import { isoOrNull } from '../domain/moments.ts';
+import {
+  DISABLED_REASON_MAX_LENGTH,
+  parseBlockHost,
+  parseDisabledReason,
+} from '../domain/reports.ts';
 import { parseBlockedHost } from '../domain/targets.ts';
 import { bodyError, withHeaderSchemas } from '../http/model.ts';
 import { MAX_PAGE } from '../links/paging.ts';
@@ -234,32 +239,24 @@ export const LinkDomainQuery = t.Object({
   ),
 });
 
-function disableBody(body: Record<string, unknown>): { reason: string | null; blockHost: boolean } {
-  const reason = body.reason;
-  if (
-    reason !== undefined &&
-    reason !== null &&
-    (typeof reason !== 'string' || reason.length > 500)
-  ) {
-    throw badRequest(Messages.disableReasonRule);
-  }
-  if (body.block_host !== undefined && typeof body.block_host !== 'boolean') {
-    throw badRequest(Messages.blockHostRule);
-  }
-  const text = typeof reason === 'string' && reason.trim() !== '' ? reason.trim() : null;
-  return { reason: text, blockHost: body.block_host === true };
+/** What a disable body asks for (an absent or blank reason is none). */
+export function parseDisableBody(body: Record<string, unknown>): {
+  reason: string | null;
+  blockHost: boolean;
+} {
+  return { reason: parseDisabledReason(body.reason), blockHost: parseBlockHost(body.block_host) };
 }
 
-/** What a disable body asks for (an absent or blank reason is none). */
-export const parseDisableBody = disableBody;
-
-const disableError = bodyError(disableBody);
+const disableError = bodyError(parseDisableBody);
 
 export const DisableBody = t.Object(
   {
     reason: t.Optional(
       t.Union(
-        [t.String({ maxLength: 500, error: disableError }), t.Null({ error: disableError })],
+        [
+          t.String({ maxLength: DISABLED_REASON_MAX_LENGTH, error: disableError }),
+          t.Null({ error: disableError }),
+        ],
         {
           error: disableError,
           description: 'Why, at most 500 characters: shown on the page the link answers with.',
@@ -294,25 +291,15 @@ export function blockedHostJson(entry: BlockedHost): Static<typeof BlockedHostSc
   };
 }
 
-function blockBody(body: Record<string, unknown>): { host: string; reason: string | null } {
-  const host = parseBlockedHost(body.host);
-  const reason = body.reason;
-  if (
-    reason !== undefined &&
-    reason !== null &&
-    (typeof reason !== 'string' || reason.length > 500)
-  ) {
-    throw badRequest(Messages.disableReasonRule);
-  }
-  return {
-    host,
-    reason: typeof reason === 'string' && reason.trim() !== '' ? reason.trim() : null,
-  };
+/** What a blocklist body asks for: the host, and an optional reason (blank: none). */
+export function parseBlockBody(body: Record<string, unknown>): {
+  host: string;
+  reason: string | null;
+} {
+  return { host: parseBlockedHost(body.host), reason: parseDisabledReason(body.reason) };
 }
 
-export const parseBlockBody = blockBody;
-
-const blockError = bodyError(blockBody);
+const blockError = bodyError(parseBlockBody);
 
 export const BlockBody = t.Object(
   {
@@ -323,10 +310,16 @@ export const BlockBody = t.Object(
       examples: ['evil.example'],
     }),
     reason: t.Optional(
-      t.Union([t.String({ maxLength: 500, error: blockError }), t.Null({ error: blockError })], {
-        error: blockError,
-        description: 'Why, at most 500 characters.',
-      }),
+      t.Union(
+        [
+          t.String({ maxLength: DISABLED_REASON_MAX_LENGTH, error: blockError }),
+          t.Null({ error: blockError }),
+        ],
+        {
+          error: blockError,
+          description: 'Why, at most 500 characters.',
+        },
+      ),
     ),
   },
   { error: blockError, title: 'BlockHost' },

@@ -80,17 +80,22 @@ export function parseResolution(body: Record<string, unknown>): Resolution {
   };
 }
 
-/** The optional reason of a disabling: a string of at most 500 characters; null when absent or blank. */
+/**
+ * The optional reason of a disabling (a resolution, a disable body, a blocklist entry): a
+ * string of at most 500 characters, counted as the bodies' schemas count them (UTF-16
+ * units), trimmed; null when absent or blank.
+ */
 export function parseDisabledReason(value: unknown): string | null {
   if (value === undefined || value === null) return null;
-  if (typeof value !== 'string' || [...value].length > DISABLED_REASON_MAX_LENGTH) {
+  if (typeof value !== 'string' || value.length > DISABLED_REASON_MAX_LENGTH) {
     throw badRequest(Messages.disableReasonRule);
   }
-  return value.trim() === '' ? null : value;
+  return value.trim() === '' ? null : value.trim();
 }
 
-function parseBlockHost(value: unknown): boolean {
-  if (value === undefined || value === null) return false;
+/** The optional `block_host` of a disabling: true or false (not null, as the bodies' schemas say); false when absent. */
+export function parseBlockHost(value: unknown): boolean {
+  if (value === undefined) return false;
   if (typeof value !== 'boolean') throw badRequest(Messages.blockHostRule);
   return value;
 }

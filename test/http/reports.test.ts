@@ -223,6 +223,15 @@ for (const mode of MODES) {
       ).toEqual({
         error: 'reason must be a string of at most 500 characters',
       });
+      // Counted as the body's schema counts it (UTF-16 units): 300 emoji are 600.
+      expect(
+        (await resolve(first, { action: 'disable_link', reason: '🎣'.repeat(300) })).json,
+      ).toEqual({
+        error: 'reason must be a string of at most 500 characters',
+      });
+      expect((await resolve(first, { action: 'disable_link', block_host: null })).json).toEqual({
+        error: 'block_host must be true or false',
+      });
 
       const disabled = await resolve(first, {
         action: 'disable_link',
