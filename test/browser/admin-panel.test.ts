@@ -8,7 +8,15 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { call, eventually } from '../support/binary.ts';
 import { createLinks, launchBrowser, PASSWORD } from '../support/browser.ts';
-import { fitsWidth, rowOf, SIZES, waitForText, withKurz } from '../support/web-page.ts';
+import {
+  ADMIN_TOKEN,
+  fitsWidth,
+  modeArgs,
+  rowOf,
+  SIZES,
+  waitForText,
+  withKurz,
+} from '../support/web-page.ts';
 
 declare const localStorage: { setItem(key: string, value: string): void };
 declare const document: {
@@ -20,7 +28,6 @@ declare const document: {
 };
 
 const TIMEOUT = 90_000;
-const ADMIN_TOKEN = 'the-admin-token-of-this-test-kurz-0123';
 
 let browser: Browser;
 beforeAll(async () => {
@@ -552,7 +559,7 @@ for (const [size, viewport] of SIZES) {
       async () => {
         await withKurz(
           browser,
-          ['--mode', 'open', '--admin-token', ADMIN_TOKEN],
+          modeArgs('open'),
           async (kurz, page) => {
             await createLinks(kurz.url, [
               { url: 'https://phish.example.net/login', custom_code: 'bait' },

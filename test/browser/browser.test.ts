@@ -16,8 +16,10 @@ import {
   serveOtherOrigin,
 } from '../support/browser.ts';
 import {
+  ADMIN_TOKEN,
   escapeRegExp,
   fitsWidth,
+  modeArgs,
   register,
   rowOf,
   rows,
@@ -608,7 +610,6 @@ describe('pages of other origins', () => {
 // and a phone width.
 
 /** Open mode's admin token in these tests (kurz wants 32 characters at least). */
-const ADMIN_TOKEN = 'the-admin-token-of-this-test-kurz-0123';
 const ADMIN_TOKEN_REFUSED =
   'The admin token was not accepted (Unauthorized), so it has been forgotten. Enter the token kurz was started with.';
 const CSV_HEADER =
@@ -1095,7 +1096,7 @@ for (const [size, viewport] of VIEWPORTS) {
       'Edit and Delete ask for the admin token, keep it for the tab, and forget a wrong one',
       async () => {
         await withKurz(
-          ['--mode', 'open', '--admin-token', ADMIN_TOKEN],
+          modeArgs('open'),
           async (kurz, page) => {
             await createLinks(kurz.url, [
               { url: `${TARGET}/beta`, custom_code: 'beta' },

@@ -15,9 +15,11 @@ import {
   registerUser,
 } from '../support/browser.ts';
 import {
+  ADMIN_TOKEN,
   arriveLoggedIn,
   fitsWidth,
   MODES,
+  modeArgs,
   rows,
   SIZES,
   waitForText,
@@ -27,7 +29,6 @@ import {
 declare const document: { activeElement: { id: string } | null };
 
 const TIMEOUT = 60_000;
-const ADMIN_TOKEN = 'the-admin-token-of-this-test-kurz-0123';
 const GO = 'https://go.example.com';
 
 let browser: Browser;
@@ -69,10 +70,7 @@ for (const mode of MODES) {
         'filters by text, tag and domain, orders by clicks, date or code, shows a tag’s stats; actions on the link’s domain',
         async () => {
           const db = await databaseWithDomains([GO]);
-          const args =
-            mode === 'open'
-              ? ['--mode', 'open', '--admin-token', ADMIN_TOKEN]
-              : ['--mode', 'accounts'];
+          const args = mode === 'open' ? modeArgs('open') : ['--mode', 'accounts'];
           await withKurz(
             browser,
             [...args, '--db', db],

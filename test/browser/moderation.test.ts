@@ -7,10 +7,9 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Browser, Page } from 'playwright-core';
 import { call } from '../support/binary.ts';
 import { launchBrowser, registerUser } from '../support/browser.ts';
-import { withKurz } from '../support/web-page.ts';
+import { ADMIN_TOKEN, modeArgs, withKurz } from '../support/web-page.ts';
 
 const TIMEOUT = 60_000;
-const ADMIN_TOKEN = 'the-admin-token-of-this-test-kurz-0123';
 
 let browser: Browser;
 let target: ReturnType<typeof Bun.serve>;
@@ -49,33 +48,29 @@ describe('moderation pages in Chromium', () => {
   test(
     'the report form sends a report and says thank you',
     async () => {
-      await withKurz(
-        browser,
-        ['--mode', 'open', '--admin-token', ADMIN_TOKEN],
-        async (kurz, page) => {
-          const violations = watchPolicy(page);
-          const made = await call(kurz.url, 'POST', '/api/shorten', {
-            json: { url: landing('/offer'), custom_code: 'offer' },
-          });
-          expect(made.status).toBe(201);
-          await page.goto(`${kurz.url}/offer+report`);
-          await page.getByLabel('Reason').selectOption('phishing');
-          await page.getByLabel('Details (optional)').fill('It asks for my <bank> password');
-          await page.getByRole('button', { name: 'Send report' }).click();
-          await page.getByText('Thank you: the report was received.').waitFor();
-          expect(await page.locator('#report').isVisible()).toBe(false);
-          const reports = await call(kurz.url, 'GET', '/api/admin/reports', { token: ADMIN_TOKEN });
-          expect(reports.json).toMatchObject([
-            { code: 'offer', reason: 'phishing', details: 'It asks for my <bank> password' },
-          ]);
-          // The `+` page links to the form, and says where the link leads.
-          await page.goto(`${kurz.url}/offer+`);
-          expect(await page.locator('dd.target a').getAttribute('href')).toBe(landing('/offer'));
-          await page.getByRole('link', { name: 'Report this link' }).click();
-          await page.getByRole('button', { name: 'Send report' }).waitFor();
-          expect(violations).toEqual([]);
-        },
-      );
+      await withKurz(browser, modeArgs('open'), async (kurz, page) => {
+        const violations = watchPolicy(page);
+        const made = await call(kurz.url, 'POST', '/api/shorten', {
+          json: { url: landing('/offer'), custom_code: 'offer' },
+        });
+        expect(made.status).toBe(201);
+        await page.goto(`${kurz.url}/offer+report`);
+        await page.getByLabel('Reason').selectOption('phishing');
+        await page.getByLabel('Details (optional)').fill('It asks for my <bank> password');
+        await page.getByRole('button', { name: 'Send report' }).click();
+        await page.getByText('Thank you: the report was received.').waitFor();
+        expect(await page.locator('#report').isVisible()).toBe(false);
+        const reports = await call(kurz.url, 'GET', '/api/admin/reports', { token: ADMIN_TOKEN });
+        expect(reports.json).toMatchObject([
+          { code: 'offer', reason: 'phishing', details: 'It asks for my <bank> password' },
+        ]);
+        // The `+` page links to the form, and says where the link leads.
+        await page.goto(`${kurz.url}/offer+`);
+        expect(await page.locator('dd.target a').getAttribute('href')).toBe(landing('/offer'));
+        await page.getByRole('link', { name: 'Report this link' }).click();
+        await page.getByRole('button', { name: 'Send report' }).waitFor();
+        expect(violations).toEqual([]);
+      });
     },
     TIMEOUT,
   );
@@ -109,23 +104,19 @@ describe('moderation pages in Chromium', () => {
   test(
     'a password form lands on the target under form-action self',
     async () => {
-      await withKurz(
-        browser,
-        ['--mode', 'open', '--admin-token', ADMIN_TOKEN],
-        async (kurz, page) => {
-          const violations = watchPolicy(page);
-          const made = await call(kurz.url, 'POST', '/api/shorten', {
-            json: { url: landing('/locked'), custom_code: 'locked', password: 'open sesame' },
-          });
-          expect(made.status).toBe(201);
-          await page.goto(`${kurz.url}/locked`);
-          await page.getByLabel('Password').fill('open sesame');
-          await page.getByRole('button', { name: 'Continue' }).click();
-          await page.waitForURL(landing('/locked'));
-          expect(await page.locator('h1').textContent()).toBe('Landed on /locked');
-          expect(violations).toEqual([]);
-        },
-      );
+      await withKurz(browser, modeArgs('open'), async (kurz, page) => {
+        const violations = watchPolicy(page);
+        const made = await call(kurz.url, 'POST', '/api/shorten', {
+          json: { url: landing('/locked'), custom_code: 'locked', password: 'open sesame' },
+        });
+        expect(made.status).toBe(201);
+        await page.goto(`${kurz.url}/locked`);
+        await page.getByLabel('Password').fill('open sesame');
+        await page.getByRole('button', { name: 'Continue' }).click();
+        await page.waitForURL(landing('/locked'));
+        expect(await page.locator('h1').textContent()).toBe('Landed on /locked');
+        expect(violations).toEqual([]);
+      });
     },
     TIMEOUT,
   );

@@ -16,10 +16,12 @@ import {
   registerUser,
 } from '../support/browser.ts';
 import {
+  ADMIN_TOKEN,
   arriveLoggedIn,
   fitsWidth,
   MODES,
   type Mode,
+  modeArgs,
   rowOf,
   SIZES,
   waitForText,
@@ -34,7 +36,6 @@ interface PageElement {
 declare const document: { activeElement: PageElement | null };
 
 const TIMEOUT = 60_000;
-const ADMIN_TOKEN = 'the-admin-token-of-this-test-kurz-0123';
 const IPHONE =
   'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1';
 /** A card's picture, served for its https address by the page's own route (no network here). */
@@ -95,11 +96,9 @@ function withMode(
   body: (kurz: Running, page: Page, token: string | undefined) => Promise<void>,
   args: string[] = [],
 ) {
-  const modeArgs =
-    mode === 'open' ? ['--mode', 'open', '--admin-token', ADMIN_TOKEN] : ['--mode', 'accounts'];
   return withKurz(
     browser,
-    [...modeArgs, ...args],
+    [...modeArgs(mode), ...args],
     async (kurz, page) => {
       let token: string | undefined;
       if (mode === 'accounts') {

@@ -10,10 +10,12 @@ import type { Browser, Page } from 'playwright-core';
 import { call, eventually, type Running } from '../support/binary.ts';
 import { createLinks, launchBrowser, registerUser, serveOtherOrigin } from '../support/browser.ts';
 import {
+  ADMIN_TOKEN,
   arriveLoggedIn,
   fitsWidth,
   MODES,
   type Mode,
+  modeArgs,
   register,
   withKurz,
 } from '../support/web-page.ts';
@@ -41,7 +43,6 @@ declare const window: {
 };
 
 const TIMEOUT = 60_000;
-const ADMIN_TOKEN = 'the-admin-token-of-this-test-kurz-0123';
 
 let browser: Browser;
 beforeAll(async () => {
@@ -50,9 +51,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
 }, 30_000);
-
-const modeArgs = (mode: Mode) =>
-  mode === 'open' ? ['--mode', 'open', '--admin-token', ADMIN_TOKEN] : ['--mode', 'accounts'];
 
 /** Logged in (accounts mode, an account made through the API) before the page loads; its token. */
 async function signIn(page: Page, kurz: Running, mode: Mode, email: string) {

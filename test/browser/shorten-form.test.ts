@@ -8,10 +8,12 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { call, eventually, type Running } from '../support/binary.ts';
 import { databaseWithDomains, launchBrowser, registerUser } from '../support/browser.ts';
 import {
+  ADMIN_TOKEN,
   arriveLoggedIn,
   fitsWidth,
   MODES,
   type Mode,
+  modeArgs,
   register,
   rowOf,
   SIZES,
@@ -25,7 +27,6 @@ declare const localStorage: { getItem(key: string): string | null };
 declare const navigator: { clipboard: { readText(): Promise<string> } };
 
 const TIMEOUT = 90_000; // paste many fills the box with 1,001 lines
-const ADMIN_TOKEN = 'the-admin-token-of-this-test-kurz-0123';
 const GO = 'https://go.example.com';
 
 let browser: Browser;
@@ -35,9 +36,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
 }, 30_000);
-
-const modeArgs = (mode: Mode) =>
-  mode === 'open' ? ['--mode', 'open', '--admin-token', ADMIN_TOKEN] : ['--mode', 'accounts'];
 
 /** Opens the page logged in (accounts mode, an account made through the API); its token. */
 async function arrive(page: Page, kurz: Running, mode: Mode, email: string) {

@@ -8,7 +8,7 @@ import { openPostgres } from '../../src/store/postgres/postgres-store.ts';
 import { eventually } from '../support/binary.ts';
 import { atCleanUp } from '../support/cleanup.ts';
 import { freshSchemaUrl } from '../support/postgres.ts';
-import { ADMIN_TOKEN, type Reply, TestApp } from '../support/test-app.ts';
+import { ADMIN_TOKEN, type Reply, redirectOutcome, TestApp } from '../support/test-app.ts';
 
 const MODES = ['accounts', 'open'] as const;
 const METRICS_TOKEN = 'm'.repeat(32);
@@ -35,14 +35,7 @@ async function setup(mode: (typeof MODES)[number]) {
     });
     expect(reply.status).toBe(200);
   };
-  const outcome = async (name: string) => {
-    await new Promise((resolve) => setImmediate(resolve));
-    const text = (await app.get('/api/metrics', { token: METRICS_TOKEN })).text;
-    const line = text
-      .split('\n')
-      .find((l) => l.startsWith(`kurz_redirects_total{outcome="${name}"}`));
-    return Number(line?.split(' ').at(-1));
-  };
+  const outcome = (name: string) => redirectOutcome(app, METRICS_TOKEN, name);
   return { app, client, adminToken, disable, enable, outcome };
 }
 
@@ -169,19 +162,19 @@ describe('PostgreSQL: two instances on one database', () => {
       return TestApp.init('open', { store, adminToken: ADMIN_TOKEN });
     };
     const [one, two] = [await open(), await open()];
-    await one.anonymous().link('https://example.com/shared', { custom_code: 'shared' });
-    expect((await two.get('/shared')).status).toBe(307);
-    const off = await one.post('/api/admin/links/shared/disable', {}, { token: ADMIN_TOKEN });
+    await one.anonymous().link('https://example.com/both', { custom_code: 'both' });
+    expect((await two.get('/both')).status).toBe(307);
+    const off = await one.post('/api/admin/links/both/disable', {}, { token: ADMIN_TOKEN });
     expect(off.status).toBe(200);
     await eventually(
-      async () => (await two.get('/shared')).status === 410,
+      async () => (await two.get('/both')).status === 410,
       'the other instance answers 410',
       2000,
     );
-    expect((await two.get('/shared')).json).toEqual({ error: 'Link disabled' });
-    await one.request('POST', '/api/admin/links/shared/enable', { token: ADMIN_TOKEN });
+    expect((await two.get('/both')).json).toEqual({ error: 'Link disabled' });
+    await one.request('POST', '/api/admin/links/both/enable', { token: ADMIN_TOKEN });
     await eventually(
-      async () => (await two.get('/shared')).status === 307,
+      async () => (await two.get('/both')).status === 307,
       'the other instance redirects again',
       2000,
     );

@@ -4,7 +4,7 @@
 // (the list in both shapes, streamed too, the details, stats and the CSV).
 
 import { describe, expect, test } from 'bun:test';
-import { ADMIN_TOKEN, BASE_URL, TestApp } from '../support/test-app.ts';
+import { ADMIN_TOKEN, BASE_URL, redirectOutcome, TestApp } from '../support/test-app.ts';
 
 const MODES = ['accounts', 'open'] as const;
 const BROWSER = { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' };
@@ -19,14 +19,7 @@ async function setup(mode: (typeof MODES)[number], days?: number) {
     newAccountInterstitialDays: days,
   });
   const client = mode === 'accounts' ? await app.user() : app.anonymous();
-  const outcome = async (name: string) => {
-    await new Promise((resolve) => setImmediate(resolve));
-    const text = (await app.get('/api/metrics', { token: METRICS_TOKEN })).text;
-    const line = text
-      .split('\n')
-      .find((l) => l.startsWith(`kurz_redirects_total{outcome="${name}"}`));
-    return Number(line?.split(' ').at(-1));
-  };
+  const outcome = (name: string) => redirectOutcome(app, METRICS_TOKEN, name);
   return { app, client, outcome };
 }
 

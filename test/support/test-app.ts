@@ -480,3 +480,20 @@ export class Client {
     return reply.json.find((l: { short_code: string }) => l.short_code === code)?.clicks;
   }
 }
+
+/**
+ * `kurz_redirects_total{outcome="…"}` as GET /api/metrics shows it (the app was made with
+ * `metricsToken`), after the turn's answers are counted.
+ */
+export async function redirectOutcome(
+  app: TestApp,
+  metricsToken: string,
+  outcome: string,
+): Promise<number> {
+  await new Promise((resolve) => setImmediate(resolve));
+  const text = (await app.get('/api/metrics', { token: metricsToken })).text;
+  const line = text
+    .split('\n')
+    .find((l) => l.startsWith(`kurz_redirects_total{outcome="${outcome}"}`));
+  return Number(line?.split(' ').at(-1));
+}

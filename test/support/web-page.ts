@@ -29,6 +29,13 @@ export const SIZES = [
 export const MODES = ['accounts', 'open'] as const;
 export type Mode = (typeof MODES)[number];
 
+/** The operator's token an open-mode kurz of the browser tests is started with. */
+export const ADMIN_TOKEN = 'the-admin-token-of-this-test-kurz-0123';
+
+/** The flags of a kurz in `mode`: open mode with ADMIN_TOKEN, so its links can be managed. */
+export const modeArgs = (mode: Mode) =>
+  mode === 'open' ? ['--mode', 'open', '--admin-token', ADMIN_TOKEN] : ['--mode', 'accounts'];
+
 /**
  * Runs `body` with a fresh kurz (started with `args`) and a page of a fresh browser
  * context; fails on any script error in the page.
