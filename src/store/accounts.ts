@@ -57,11 +57,6 @@ export interface ApiKeyGrant {
 export const KEY_LIMIT_REACHED = 'key-limit-reached';
 
 export interface AccountStore {
-  /**
-   * The version a user's tokens must carry (raised by every password change), or
-   * undefined when the user does not exist (removed) or is disabled.
-   */
-  tokenVersion(userId: number): Promise<number | undefined>;
   listUsers(): Promise<UserSummary[]>;
   /** Sets a new password hash and raises the token version; false when no such user. */
   setPassword(email: string, passwordHash: string): Promise<boolean>;

@@ -7,7 +7,7 @@ import type { Link, LinkDetail } from './link-records.ts';
 
 /** What a request's token is checked against, read in one indexed lookup per request. */
 export interface UserStanding {
-  /** The version the user's tokens must carry (AccountStore.tokenVersion). */
+  /** The version the user's tokens must carry (raised by every password change). */
   version: number;
   admin: boolean;
 }

@@ -10,7 +10,7 @@ export interface User {
 export interface UserWithHash extends User {
   /** '' for an account with no password (made through OIDC): password login refuses it. */
   passwordHash: string;
-  /** The version this user's tokens carry (see AccountStore.tokenVersion). */
+  /** The version this user's tokens carry (see ModerationStore.standing). */
   tokenVersion: number;
   /** Whether the user reaches /api/admin (see ModerationStore). */
   admin: boolean;

@@ -216,8 +216,8 @@ describe.each(['sqlite', 'postgres'] as const)('Store contract on %s', (backend)
       disabledAt: null,
     });
     expect(await store.findUserByEmail('bob@example.com')).toBeUndefined();
-    expect(await store.tokenVersion(ann?.id as number)).toBe(0);
-    expect(await store.tokenVersion(9999)).toBeUndefined();
+    expect((await store.standing(ann?.id as number))?.version).toBe(0);
+    expect(await store.standing(9999)).toBeUndefined();
   });
 
   test('a new password raises the token version; users are listed with their links', async () => {
@@ -231,8 +231,8 @@ describe.each(['sqlite', 'postgres'] as const)('Store contract on %s', (backend)
       passwordHash: 'hash-new',
       tokenVersion: 1,
     });
-    expect(await store.tokenVersion(ann.id)).toBe(1);
-    expect(await store.tokenVersion(bob.id)).toBe(0);
+    expect((await store.standing(ann.id))?.version).toBe(1);
+    expect((await store.standing(bob.id))?.version).toBe(0);
     expect(await store.listUsers()).toEqual([
       { ...account(ann, 2), createdAt: expect.any(Number) },
       { ...account(bob, 0), createdAt: expect.any(Number) },
@@ -321,7 +321,7 @@ describe.each(['sqlite', 'postgres'] as const)('Store contract on %s', (backend)
 
     expect(await store.removeUser('ann@example.com', 'delete')).toEqual({ id: ann.id, links: 2 });
     expect(await store.removeUser('ann@example.com', 'delete')).toBeUndefined();
-    expect(await store.tokenVersion(ann.id)).toBeUndefined();
+    expect(await store.standing(ann.id)).toBeUndefined();
     expect(await store.findApiKey('a'.repeat(64))).toBeUndefined();
     expect(await store.findLinkDetail('a1')).toBeUndefined();
     expect(await store.clickRows(a1?.id as number, 0, 10)).toEqual([]);
@@ -1105,7 +1105,6 @@ describe.each(['sqlite', 'postgres'] as const)('Moderation in the store on %s', 
     expect(await store.setUserDisabled(ann.id, 1234)).toBe(true);
     expect(await store.setUserDisabled(9999, 1234)).toBe(false);
     expect(await store.standing(ann.id)).toBeUndefined();
-    expect(await store.tokenVersion(ann.id)).toBeUndefined();
     expect(await store.findApiKey('d'.repeat(64))).toBeUndefined();
     expect(await store.findUserByEmail(ann.email)).toMatchObject({ disabledAt: 1234 });
     expect(await store.findUser(ann.id)).toEqual({

@@ -41,13 +41,6 @@ export class PostgresAccounts {
     return row;
   }
 
-  /** A disabled user's tokens answer as a removed user's do. */
-  async tokenVersion(id: number): Promise<number | undefined> {
-    const [row]: { v: number }[] = await this
-      .client`SELECT token_version AS v FROM users WHERE id = ${id} AND disabled_at IS NULL`;
-    return row?.v;
-  }
-
   listUsers(): Promise<UserSummary[]> {
     return this.client.unsafe(`SELECT ${USER_COLUMNS} FROM users u ORDER BY u.id`);
   }

@@ -31,9 +31,6 @@ export function sqliteAccounts(sqlite: Database) {
      FROM users WHERE email = ?`,
   );
   // A disabled user's tokens answer as a removed user's do.
-  const version = sqlite.prepare<{ v: number }, [number]>(
-    'SELECT token_version AS v FROM users WHERE id = ? AND disabled_at IS NULL',
-  );
   const users = sqlite.prepare<Parameters<typeof userOf>[0], []>(
     `SELECT ${USER_COLUMNS} FROM users u ORDER BY u.id`,
   );
@@ -97,7 +94,6 @@ export function sqliteAccounts(sqlite: Database) {
         const row = userByEmail.get(email);
         return row === null ? undefined : { ...row, admin: row.admin !== 0 };
       },
-      tokenVersion: (id: number): number | undefined => version.get(id)?.v,
       listUsers: (): UserSummary[] => users.all().map(userOf),
       setPassword: (email: string, hash: string): boolean => password.run(hash, email).changes > 0,
       removeUser: sqlite.transaction(
@@ -131,7 +127,6 @@ export function sqliteAccounts(sqlite: Database) {
       for (const statement of [
         insertUser,
         userByEmail,
-        version,
         users,
         password,
         userId,
