@@ -27,6 +27,30 @@ export interface OidcSettings {
   adminClaim: { name: string; value: string } | undefined;
 }
 
+/**
+ * HTTPS served by kurz itself (tls-flags.ts). `off`: plain HTTP on --port. `auto`:
+ * certificates from an ACME server for every domain kurz serves. `files`: the
+ * certificate and key the operator brings (--tls-cert, --tls-key), read again on SIGHUP.
+ */
+export interface TlsSettings {
+  mode: 'off' | 'auto' | 'files';
+  /** The ACME account's contact; undefined: an account without one. */
+  acmeEmail: string | undefined;
+  /** The ACME server's directory URL. */
+  acmeDirectory: string;
+  /** A PEM file of the CA that signs the ACME server's own certificate (a private server). */
+  acmeCaFile: string | undefined;
+  /** PEM files of the certificate (with its chain) and of its private key (mode `files`). */
+  certFile: string | undefined;
+  keyFile: string | undefined;
+  /** Where HTTPS is served; 0 picks a free port. */
+  httpsPort: number;
+  /** Where plain HTTP answers ACME's HTTP-01 challenge and redirects to HTTPS; undefined: not at all. */
+  httpPort: number | undefined;
+  /** Strict-Transport-Security's max-age on HTTPS answers; 0 sends none. */
+  hstsMaxAgeSeconds: number;
+}
+
 /** At most `count` requests per `windowMs`, refilled evenly (a token bucket of `count`). */
 export interface RateLimit {
   count: number;
@@ -110,6 +134,8 @@ export interface Config {
    * button) in place of their redirect (accounts mode); 0: off.
    */
   newAccountInterstitialDays: number;
+  /** HTTPS served by kurz itself. */
+  tls: TlsSettings;
 }
 
 const MINUTE = 60_000;
@@ -146,6 +172,18 @@ export const DEFAULTS = {
   newAccountInterstitialDays: 0,
 } as const satisfies Partial<Config>;
 
+/** Let's Encrypt's production directory, the default ACME server. */
+export const LETS_ENCRYPT_DIRECTORY = 'https://acme-v02.api.letsencrypt.org/directory';
+
+/** What the TLS flags hold when not given. */
+export const TLS_DEFAULTS = {
+  mode: 'off',
+  acmeDirectory: LETS_ENCRYPT_DIRECTORY,
+  httpsPort: 443,
+  httpPort: 80,
+  hstsMaxAgeSeconds: 31_536_000,
+} as const;
+
 /** What the OIDC flags hold when not given. */
 export const OIDC_DEFAULTS = { name: 'Single sign-on', scopes: 'openid email profile' } as const;
 
@@ -161,6 +199,13 @@ export function defaultConfig(): Config {
       scopes: OIDC_DEFAULTS.scopes.split(' '),
       allowedDomains: [],
       adminClaim: undefined,
+    },
+    tls: {
+      ...TLS_DEFAULTS,
+      acmeEmail: undefined,
+      acmeCaFile: undefined,
+      certFile: undefined,
+      keyFile: undefined,
     },
     baseUrl: undefined,
     jwtSecret: undefined,

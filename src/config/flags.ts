@@ -13,6 +13,7 @@ import {
   type RateLimits,
 } from './config.ts';
 import { checkSignIn, OIDC_CALLBACK_PATH, SIGN_IN_FLAGS } from './oidc-flags.ts';
+import { checkHttps, HTTPS_FLAGS } from './tls-flags.ts';
 import {
   formatRate,
   formatSize,
@@ -40,6 +41,7 @@ export const SECTIONS = {
   network: 'Network and browsers:',
   webhooks: 'Webhooks:',
   metrics: 'Metrics and logs:',
+  https: 'HTTPS without a proxy (kurz serves it itself):',
   signIn: `Sign-in (accounts mode). The redirect URI to register at the OpenID Provider:\n  ${REDIRECT_URI_SHOWN}`,
 } as const;
 
@@ -451,6 +453,7 @@ export const SERVER_FLAGS: readonly ServerFlag[] = [
     },
   },
   ...SIGN_IN_FLAGS,
+  ...HTTPS_FLAGS,
 ];
 
 const BY_FLAG = new Map(SERVER_FLAGS.map((spec) => [spec.flag, spec]));
@@ -474,6 +477,7 @@ export function serverConfig(given: Given): Config {
   const config = defaultConfig();
   for (const [flag, { label, value }] of given) applyFlag(flag, label, value, config);
   checkSignIn(given, config);
+  checkHttps(given, config);
   return config;
 }
 

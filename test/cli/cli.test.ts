@@ -53,6 +53,17 @@ describe('command line', () => {
       metricsToken: undefined,
       logFormat: 'text',
       accessLog: false,
+      tls: {
+        mode: 'off',
+        acmeEmail: undefined,
+        acmeDirectory: 'https://acme-v02.api.letsencrypt.org/directory',
+        acmeCaFile: undefined,
+        certFile: undefined,
+        keyFile: undefined,
+        httpsPort: 443,
+        httpPort: 80,
+        hstsMaxAgeSeconds: 31_536_000,
+      },
       passwordLogin: true,
       oidc: {
         issuer: undefined,
@@ -147,6 +158,8 @@ describe('command line', () => {
       accessLog: true,
       // Open mode has no sign-in: test/cli/oidc-flags.test.ts reads those variables.
       passwordLogin: true,
+      // HTTPS flags: test/cli/tls-flags.test.ts.
+      tls: expect.objectContaining({ mode: 'off' }),
       oidc: expect.objectContaining({ issuer: undefined }),
       newAccountInterstitialDays: 7,
     });
