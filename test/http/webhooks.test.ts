@@ -589,8 +589,10 @@ describe.each(MODES)('%s mode: retries', (mode) => {
   test('a receiver that never answers is given up once the day (here shortened) is over', async () => {
     const receiver = Receiver.start();
     receiver.answerWith(() => new Promise<Response>(() => {}));
+    // Two seconds leave room for several attempts of 0.1 s even on a busy machine, where
+    // half a second once held a single late one.
     const { app, client, register, deliveries } = await setup(mode, {
-      webhooks: { schedule: { firstMs: 20, maxMs: 50, giveUpMs: 500 }, timeoutMs: 100 },
+      webhooks: { schedule: { firstMs: 20, maxMs: 50, giveUpMs: 2000 }, timeoutMs: 100 },
     });
     const hook = await hooked(register, receiver, ['link.created']);
     await client.link('https://example.com/', { custom_code: 'silent' });
