@@ -86,7 +86,9 @@ describe('the layering of src/', () => {
       for (const name of readdirSync(folder)) {
         const path = join(folder, name);
         if (statSync(path).isDirectory()) walk(path);
-        else if (!name.endsWith('.svg')) {
+        // Pictures and the message catalogues (one per language, as long as the UI has
+        // texts) are data, not code to read whole.
+        else if (!name.endsWith('.svg') && !path.includes('/i18n/catalogues/')) {
           const lines = readFileSync(path, 'utf8').split('\n').length - 1;
           if (lines > 500) long.push(`${path.slice(ROOT.length + 1)}: ${lines}`);
         }
