@@ -76,6 +76,8 @@ export interface AcmeManagerOptions {
 const HOUR_MS = 3_600_000;
 /** The shortest wait between two rounds, so nothing spins. */
 const MIN_WAIT_MS = 50;
+/** How long stop() waits for an order under way. */
+const STOP_WAIT_MS = 5_000;
 
 /** What the HTTPS listener serves of a certificate the store keeps. */
 function served(stored: StoredCertificate): ServedCertificate {
@@ -166,12 +168,23 @@ export class AcmeManager {
     };
   }
 
-  /** Stops ordering (an order under way finishes first) and gives the lease up. */
+  /**
+   * Stops ordering. An order under way is waited for a few seconds at most (polling a
+   * slow ACME server may take minutes); one that ends later is dropped, its lease left
+   * to run out.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
     for (const stop of this.unsubscribe) stop();
-    await this.running;
+    let timeout: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      this.running,
+      new Promise((resolve) => {
+        timeout = setTimeout(resolve, STOP_WAIT_MS);
+      }),
+    ]);
+    clearTimeout(timeout);
     this.orderer.close();
   }
 
@@ -307,6 +320,7 @@ export class AcmeManager {
         { name, not_after: issued.notAfter.toISOString() },
       );
     } catch (error) {
+      if (this.stopped) return;
       const count = (this.failures.get(name)?.count ?? 0) + 1;
       const delay = retryDelay(count, this.backoff);
       const reason = reasonOf(error);
