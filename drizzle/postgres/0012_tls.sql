@@ -1,6 +1,6 @@
--- tls: --tls auto's ACME account per directory, its certificates per name (chain and
--- key), the HTTP-01 challenges under way (so any instance on the database can answer
--- them) and the lease that lets one instance order at a time.
+-- tls: --tls auto's ACME account per directory, its certificates per name (chain, key
+-- and the directory they came from), the HTTP-01 challenges under way (so any instance
+-- on the database can answer them) and the lease that lets one instance order at a time.
 CREATE TABLE "acme_accounts" (
 	"directory" text PRIMARY KEY NOT NULL,
 	"key_pem" text NOT NULL,
@@ -22,6 +22,7 @@ CREATE TABLE "acme_lease" (
 --> statement-breakpoint
 CREATE TABLE "tls_certificates" (
 	"name" text PRIMARY KEY NOT NULL,
+	"directory" text NOT NULL,
 	"cert_pem" text NOT NULL,
 	"key_pem" text NOT NULL,
 	"not_before" bigint NOT NULL,

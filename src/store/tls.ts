@@ -16,6 +16,8 @@ export type AcmeAccount = {
 /** A certificate kept for one name: its chain (PEM, leaf first) and its private key. */
 export type StoredCertificate = {
   name: string;
+  /** The directory URL of the ACME server that issued it. */
+  directory: string;
   certPem: string;
   keyPem: string;
   notBefore: number;

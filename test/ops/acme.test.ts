@@ -14,6 +14,7 @@ import type { Logger } from '../../src/logger.ts';
 import { openPostgres } from '../../src/store/postgres/postgres-store.ts';
 import { openSqlite } from '../../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../../src/store/store.ts';
+import type { StoredCertificate } from '../../src/store/tls.ts';
 import { AcmeManager, type AcmeManagerOptions } from '../../src/tls/acme/manager.ts';
 import { storedChallenges } from '../../src/tls/acme/orderer.ts';
 import { CertificateSet } from '../../src/tls/certificates.ts';
@@ -351,6 +352,35 @@ describe.skipIf(PEBBLE_MISSING !== undefined).each(['sqlite', 'postgres'] as con
       expect(after.log.lines).toContain(
         `kurz: certificates from ${pebble.directory} for s.example.com (1 kept in the database)`,
       );
+    });
+    test('a certificate from another directory (staging) is served until this one’s replaces it', async () => {
+      const store = await open(backend);
+      const pebble = await acmeServer(store);
+      const staging = await startManager(store, pebble, ['s.example.com']);
+      await eventually(
+        () => staging.certificates.get('s.example.com') !== undefined,
+        'a certificate',
+        15_000,
+      );
+      await staging.manager.stop();
+      const kept = await store.certificate('s.example.com');
+      const elsewhere = 'https://acme-staging.example/directory';
+      await store.saveCertificate({ ...(kept as StoredCertificate), directory: elsewhere });
+
+      const production = await startManager(store, pebble, ['s.example.com']);
+      expect(production.certificates.get('s.example.com')?.cert).toBe(kept?.certPem as string);
+      await eventually(
+        () => production.certificates.get('s.example.com')?.cert !== kept?.certPem,
+        'a certificate from this directory',
+        15_000,
+      );
+      expect((await store.certificate('s.example.com'))?.directory).toBe(pebble.directory);
+      expect(production.manager.counts).toEqual({ issued: 1, failed: 0 });
+      expect(
+        production.log.lines.some((l) =>
+          l.startsWith('kurz: certificate for s.example.com renewed'),
+        ),
+      ).toBe(true);
     });
   },
 );

@@ -30,6 +30,7 @@ async function open(backend: Backend, url?: string): Promise<Store> {
 
 const cert = (name: string, serial: string, extra: Partial<StoredCertificate> = {}) => ({
   name,
+  directory: 'https://acme.example/directory',
   certPem: `-----BEGIN CERTIFICATE-----\n${serial}\n-----END CERTIFICATE-----\n`,
   keyPem: `-----BEGIN PRIVATE KEY-----\n${serial}\n-----END PRIVATE KEY-----\n`,
   notBefore: 1_000,
@@ -60,16 +61,15 @@ describe.each(['sqlite', 'postgres'] as const)('the TLS area on %s', (backend) =
     const stop = store.watchCertificates(() => heard++);
     await store.saveCertificate(cert('b.example.com', 'B1'));
     await store.saveCertificate(cert('a.example.com', 'A1'));
-    await store.saveCertificate(cert('b.example.com', 'B2', { notAfter: 3_000_000_000_000 }));
+    const renewal = { notAfter: 3_000_000_000_000, directory: 'https://other.example/dir' };
+    await store.saveCertificate(cert('b.example.com', 'B2', renewal));
     expect((await store.listCertificates()).map((c) => [c.name, c.certPem.split('\n')[1]])).toEqual(
       [
         ['a.example.com', 'A1'],
         ['b.example.com', 'B2'],
       ],
     );
-    expect(await store.certificate('b.example.com')).toEqual(
-      cert('b.example.com', 'B2', { notAfter: 3_000_000_000_000 }),
-    );
+    expect(await store.certificate('b.example.com')).toEqual(cert('b.example.com', 'B2', renewal));
     expect(await store.certificate('c.example.com')).toBeUndefined();
     await eventually(() => heard >= 3, 'three saves heard');
     stop();

@@ -393,6 +393,8 @@ export const acmeAccounts = pgTable('acme_accounts', {
  */
 export const tlsCertificates = pgTable('tls_certificates', {
   name: text('name').primaryKey(),
+  // The ACME directory it came from: one from another (staging) is replaced.
+  directory: text('directory').notNull(),
   certPem: text('cert_pem').notNull(),
   keyPem: text('key_pem').notNull(),
   notBefore: millis('not_before').notNull(),

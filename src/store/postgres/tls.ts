@@ -8,7 +8,7 @@ import type { SQL } from 'bun';
 import type { AcmeAccount, StoredCertificate } from '../tls.ts';
 import { CERTIFICATES_NOTICE, LINKS_CHANNEL } from './notices.ts';
 
-const CERT_COLUMNS = `name, cert_pem AS "certPem", key_pem AS "keyPem",
+const CERT_COLUMNS = `name, directory, cert_pem AS "certPem", key_pem AS "keyPem",
   not_before::float8 AS "notBefore", not_after::float8 AS "notAfter",
   updated_at::float8 AS "updatedAt"`;
 const ACCOUNT_COLUMNS = `directory, key_pem AS "keyPem", url, created_at::float8 AS "createdAt"`;
@@ -52,10 +52,11 @@ export class PostgresTls {
   async saveCertificate(cert: StoredCertificate): Promise<void> {
     await this.client.begin(async (tx) => {
       await tx`INSERT INTO tls_certificates
-          (name, cert_pem, key_pem, not_before, not_after, updated_at)
-        VALUES (${cert.name}, ${cert.certPem}, ${cert.keyPem}, ${cert.notBefore},
+          (name, directory, cert_pem, key_pem, not_before, not_after, updated_at)
+        VALUES (${cert.name}, ${cert.directory}, ${cert.certPem}, ${cert.keyPem}, ${cert.notBefore},
           ${cert.notAfter}, ${cert.updatedAt})
-        ON CONFLICT (name) DO UPDATE SET cert_pem = excluded.cert_pem,
+        ON CONFLICT (name) DO UPDATE SET directory = excluded.directory,
+          cert_pem = excluded.cert_pem,
           key_pem = excluded.key_pem, not_before = excluded.not_before,
           not_after = excluded.not_after, updated_at = excluded.updated_at`;
       await tx`SELECT pg_notify(${LINKS_CHANNEL}, ${CERTIFICATES_NOTICE})`;

@@ -414,6 +414,8 @@ export const acmeAccounts = sqliteTable('acme_accounts', {
  */
 export const tlsCertificates = sqliteTable('tls_certificates', {
   name: text('name').primaryKey(),
+  // The ACME directory it came from: one from another (staging) is replaced.
+  directory: text('directory').notNull(),
   certPem: text('cert_pem').notNull(),
   keyPem: text('key_pem').notNull(),
   notBefore: integer('not_before').notNull(),

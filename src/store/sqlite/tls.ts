@@ -5,7 +5,7 @@
 import type { Database } from 'bun:sqlite';
 import type { AcmeAccount, StoredCertificate } from '../tls.ts';
 
-const CERT_COLUMNS = `name, cert_pem AS certPem, key_pem AS keyPem, not_before AS notBefore,
+const CERT_COLUMNS = `name, directory, cert_pem AS certPem, key_pem AS keyPem, not_before AS notBefore,
   not_after AS notAfter, updated_at AS updatedAt`;
 const ACCOUNT_COLUMNS = 'directory, key_pem AS keyPem, url, created_at AS createdAt';
 /** The lease's one row. */
@@ -29,10 +29,12 @@ export function sqliteTls(sqlite: Database, saved: () => void) {
   const one = sqlite.prepare<StoredCertificate, [string]>(
     `SELECT ${CERT_COLUMNS} FROM tls_certificates WHERE name = ?`,
   );
-  const save = sqlite.prepare<unknown, [string, string, string, number, number, number]>(
-    `INSERT INTO tls_certificates (name, cert_pem, key_pem, not_before, not_after, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?)
-     ON CONFLICT (name) DO UPDATE SET cert_pem = excluded.cert_pem, key_pem = excluded.key_pem,
+  const save = sqlite.prepare<unknown, [string, string, string, string, number, number, number]>(
+    `INSERT INTO tls_certificates
+       (name, directory, cert_pem, key_pem, not_before, not_after, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (name) DO UPDATE SET directory = excluded.directory,
+       cert_pem = excluded.cert_pem, key_pem = excluded.key_pem,
        not_before = excluded.not_before, not_after = excluded.not_after,
        updated_at = excluded.updated_at`,
   );
@@ -87,7 +89,15 @@ export function sqliteTls(sqlite: Database, saved: () => void) {
     listCertificates: (): StoredCertificate[] => all.all(),
     certificate: (name: string): StoredCertificate | undefined => one.get(name) ?? undefined,
     saveCertificate(cert: StoredCertificate): void {
-      save.run(cert.name, cert.certPem, cert.keyPem, cert.notBefore, cert.notAfter, cert.updatedAt);
+      save.run(
+        cert.name,
+        cert.directory,
+        cert.certPem,
+        cert.keyPem,
+        cert.notBefore,
+        cert.notAfter,
+        cert.updatedAt,
+      );
       saved();
     },
     addChallenge(token: string, keyAuthorization: string, expiresAt: number, now: number): void {

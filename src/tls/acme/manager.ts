@@ -102,6 +102,8 @@ export class AcmeManager {
   private readonly holder = crypto.randomUUID();
   private readonly failures = new Map<string, { count: number; retryAt: number; reason: string }>();
   private readonly skippedLogged = new Set<string>();
+  /** The directory each served certificate came from: one from another is replaced. */
+  private readonly issuedBy = new Map<string, string>();
   private readonly unsubscribe: (() => void)[] = [];
   private timer: ReturnType<typeof setTimeout> | undefined;
   private running: Promise<void> | undefined;
@@ -199,20 +201,43 @@ export class AcmeManager {
     return names;
   }
 
-  /** Serves every kept certificate of a wanted name that is newer than the one served. */
+  /**
+   * Serves every kept certificate of a wanted name that is better than the one served:
+   * any rather than none, one of this directory rather than another's, a later one.
+   */
   private async loadStored(): Promise<number> {
     const names = new Set(this.wanted());
+    const directory = this.options.settings.acmeDirectory;
     let kept = 0;
     for (const stored of await this.options.store.listCertificates()) {
       if (!names.has(stored.name)) continue;
       kept++;
       const current = this.options.certificates.get(stored.name);
-      if (current === undefined || current.notAfter.getTime() < stored.notAfter) {
-        this.options.certificates.put(served(stored));
-        this.failures.delete(stored.name);
+      const ours = stored.directory === directory;
+      const servedOurs = this.issuedBy.get(stored.name) === directory;
+      if (
+        current === undefined ||
+        (ours && !servedOurs) ||
+        (ours === servedOurs && current.notAfter.getTime() < stored.notAfter)
+      ) {
+        this.serve(stored);
       }
     }
     return kept;
+  }
+
+  private serve(stored: StoredCertificate): void {
+    this.options.certificates.put(served(stored));
+    this.issuedBy.set(stored.name, stored.directory);
+    if (stored.directory === this.options.settings.acmeDirectory) this.failures.delete(stored.name);
+  }
+
+  /** Whether `name` needs an order: no certificate, one due for renewal, or another directory's. */
+  private due(name: string, now: number): boolean {
+    return (
+      needsOrder(this.options.certificates.get(name), now) ||
+      this.issuedBy.get(name) !== this.options.settings.acmeDirectory
+    );
   }
 
   /** A domain removed: its certificate is no longer served. */
@@ -262,10 +287,9 @@ export class AcmeManager {
   /** Orders, holding the lease, every wanted name that is due and not waiting after a failure. */
   private async round(): Promise<void> {
     const now = this.now();
-    const { certificates, store } = this.options;
+    const { store } = this.options;
     const due = this.wanted().filter(
-      (name) =>
-        needsOrder(certificates.get(name), now) && (this.failures.get(name)?.retryAt ?? 0) <= now,
+      (name) => this.due(name, now) && (this.failures.get(name)?.retryAt ?? 0) <= now,
     );
     if (due.length === 0 || now < this.leaseRetryAt) return;
     if (!(await store.takeOrderLease(this.holder, now, now + this.leaseMs))) {
@@ -287,9 +311,11 @@ export class AcmeManager {
         if (!(await store.takeOrderLease(this.holder, at, at + this.leaseMs))) return;
         // Another instance may have saved one since this one last heard.
         const stored = await store.certificate(name);
-        if (stored !== undefined && !needsOrder(served(stored), at)) {
-          certificates.put(served(stored));
-          this.failures.delete(name);
+        if (
+          stored?.directory === this.options.settings.acmeDirectory &&
+          !needsOrder(served(stored), at)
+        ) {
+          this.serve(stored);
           continue;
         }
         await this.orderOne(name);
@@ -305,6 +331,7 @@ export class AcmeManager {
       const issued = await this.orderer.order(name);
       const stored: StoredCertificate = {
         name,
+        directory: this.options.settings.acmeDirectory,
         certPem: issued.certPem,
         keyPem: issued.keyPem,
         notBefore: issued.notBefore.getTime(),
@@ -312,8 +339,7 @@ export class AcmeManager {
         updatedAt: this.now(),
       };
       await this.options.store.saveCertificate(stored);
-      this.options.certificates.put(served(stored));
-      this.failures.delete(name);
+      this.serve(stored);
       this.counts.issued++;
       this.options.log.info(
         `kurz: certificate for ${name} ${renewal ? 'renewed' : 'obtained'}, valid until ${issued.notAfter.toISOString()}`,
@@ -342,7 +368,9 @@ export class AcmeManager {
       const cert = this.options.certificates.get(name);
       const failure = this.failures.get(name);
       const at = Math.max(
-        cert === undefined ? now : renewalTime(cert),
+        cert === undefined || this.issuedBy.get(name) !== this.options.settings.acmeDirectory
+          ? now
+          : renewalTime(cert),
         failure?.retryAt ?? now,
         this.leaseRetryAt,
         this.roundRetryAt,
