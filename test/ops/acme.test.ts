@@ -2,8 +2,9 @@
 // SQLite and on PostgreSQL: the first certificates, whose chains verify against Pebble's
 // root; a domain added at run time; a renewal forced by a short lifetime; a challenge that
 // fails (logged with Pebble's reason, counted, tried again later, the other names
-// unharmed); a restart that reuses the kept certificate and account; and two instances
-// on one PostgreSQL database, one of which orders. The challenge responder stands in for
+// unharmed); a restart that reuses the kept certificate and account; a certificate from
+// another directory replaced; a lease left by a dead instance that runs out; and two
+// instances on one PostgreSQL database, one of which orders. The challenge responder stands in for
 // plain HTTP's listener: it answers from a ChallengeResponses with no answers of its own,
 // so every answer comes from the store (as another instance would answer).
 
@@ -380,6 +381,29 @@ describe.skipIf(PEBBLE_MISSING !== undefined).each(['sqlite', 'postgres'] as con
       },
       SLOW,
     );
+    test(
+      'an instance that died holding the lease blocks the others only until it runs out',
+      async () => {
+        const store = await open(backend);
+        const pebble = await acmeServer(store);
+        const leaseEnd = Date.now() + 1_500;
+        expect(await store.takeOrderLease('died-while-ordering', Date.now(), leaseEnd)).toBe(true);
+        const { certificates, log } = await startManager(store, pebble, ['s.example.com'], {
+          leaseRetryMs: 200,
+        });
+        await eventually(
+          () => certificates.get('s.example.com') !== undefined,
+          'a certificate',
+          WAIT,
+        );
+        expect(Date.now()).toBeGreaterThanOrEqual(leaseEnd);
+        expect(log.lines).toContain(
+          'kurz: another instance is ordering certificates; this one serves what it obtains',
+        );
+      },
+      SLOW,
+    );
+
     test(
       'a certificate from another directory (staging) is served until this one’s replaces it',
       async () => {
