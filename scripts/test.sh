@@ -35,6 +35,9 @@ echo "== caddy (the Caddy example)" && {
 echo "== podman and runc (the container image)" && {
   sh scripts/ensure-podman.sh || echo "kurz: podman could not be installed; the container image's test is skipped" >&2
 }
+echo "== pebble (the ACME server of the --tls auto tests)" && {
+  sh scripts/ensure-pebble.sh || echo "kurz: pebble could not be installed; the --tls auto tests are skipped" >&2
+}
 echo "== qemu-user (the release and arm64 image tests run arm64 and baseline builds under emulation)" && {
   sh scripts/ensure-qemu.sh || echo "kurz: qemu could not be installed or registered; the release and arm64 image tests skip what needs it" >&2
 }

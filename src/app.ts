@@ -50,6 +50,7 @@ import { createRedirect } from './redirect/routes.ts';
 import { reportRoutes } from './reports/routes.ts';
 import type { Store } from './store/store.ts';
 import { tagRoutes } from './tags/routes.ts';
+import type { AcmeOrderCounts } from './tls/acme/manager.ts';
 import { apiDocs } from './web/api-docs.ts';
 import { webRoutes } from './web/routes.ts';
 import { WebhookDispatcher } from './webhooks/dispatcher.ts';
@@ -117,6 +118,8 @@ export interface AppDeps {
   webhooks?: WebhookDispatcher;
   /** The bearer token of GET /api/metrics (--metrics-token); absent: no metrics route. */
   metricsToken?: string;
+  /** The ACME orders of --tls auto (AcmeManager's counts), for the metrics; absent: none. */
+  acmeOrders?: AcmeOrderCounts;
   /** A line per request answered (--access-log on). */
   accessLog?: boolean;
   /** The short domains (DomainRegistry.open), followed as any instance changes them. */
@@ -243,6 +246,7 @@ export function createApp(deps: AppDeps) {
           faults,
           store,
           domainHost: (id) => domains.of(id)?.host,
+          acmeOrders: deps.acmeOrders,
         });
   const accessLog = deps.accessLog ? new AccessLog(log, clientOf) : undefined;
   const nativeRoutes = nativeRedirectRoute(redirect, onFault);

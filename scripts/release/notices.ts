@@ -73,6 +73,34 @@ export function bundledPackages(inputs: string[], root: string): BundledPackage[
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
+/**
+ * The "License" section of a package's README, when the package ships no licence file
+ * but its README carries the licence with its holder's copyright line (https-proxy-agent
+ * 5 and agent-base 6, which axios uses, do).
+ */
+function readmeLicense(dir: string): { file: string; text: string } | undefined {
+  const file = readdirSync(dir).find((name) => /^readme(\.md)?$/i.test(name));
+  if (file === undefined) return undefined;
+  const lines = readFileSync(join(dir, file), 'utf8').replace(/\r\n?/g, '\n').split('\n');
+  // A heading "License" (# License, or License underlined with - or =).
+  const start = lines.findIndex(
+    (line, i) =>
+      /^#{1,6}\s*licen[cs]e\s*$/i.test(line) ||
+      (/^licen[cs]e\s*$/i.test(line) && /^(-+|=+)\s*$/.test(lines[i + 1] ?? '')),
+  );
+  if (start === -1) return undefined;
+  const body = lines.slice(lines[start]?.startsWith('#') ? start + 1 : start + 2);
+  const end = body.findIndex(
+    (line, i) => /^#{1,6}\s/.test(line) || (/^(-+|=+)\s*$/.test(body[i + 1] ?? '') && line !== ''),
+  );
+  const section = (end === -1 ? body : body.slice(0, end)).filter(
+    // Markdown's link definitions ([name]: url) that end a README are not the licence's.
+    (line) => !/^\[[^\]]+\]:\s/.test(line),
+  );
+  const text = normalise(section.join('\n').trim());
+  return /copyright/i.test(text) ? { file: `${file}, its License section`, text } : undefined;
+}
+
 function readPackage(dir: string): BundledPackage {
   const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
   const name: string = manifest.name;
@@ -82,6 +110,16 @@ function readPackage(dir: string): BundledPackage {
     .filter((file) => LICENSE_FILE.test(file) && statSync(join(dir, file)).isFile())
     .sort()
     .map((file) => ({ file, text: normalise(readFileSync(join(dir, file), 'utf8')) }));
+  const fromReadme = texts.length === 0 ? readmeLicense(dir) : undefined;
+  if (fromReadme !== undefined) {
+    return {
+      name,
+      version: manifest.version,
+      license,
+      texts: [fromReadme],
+      note: "The package ships no licence file; its README's License section follows.",
+    };
+  }
   const standard = STANDARD_TEXTS[license];
   if (texts.length === 0 && standard !== undefined) {
     return {

@@ -62,6 +62,7 @@ export class DomainRegistry {
   /** The reading under way, so changes heard meanwhile read once more after it. */
   private reading: Promise<void> | undefined;
   private readAgain = false;
+  private readonly listeners = new Set<() => void>();
 
   private constructor(
     private readonly store: Pick<Store, 'listDomains' | 'watchDomains'>,
@@ -108,6 +109,16 @@ export class DomainRegistry {
     this.byHostKey = new Map(this.others.map((d) => [d.host, d]));
     this.hostSet = new Set(this.others.map((d) => d.host));
     this.seenHosts.clear();
+    for (const listener of this.listeners) listener();
+  }
+
+  /**
+   * Calls `listener` after each reading of the domains (a change by this instance or
+   * another, or notices that may have been missed); returns what stops it.
+   */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   close(): void {

@@ -11,6 +11,7 @@ import type { LinkWriter } from '../links/link-writer.ts';
 import type { LinkCache } from '../redirect/link-cache.ts';
 import type { RedirectCounts } from '../redirect/routes.ts';
 import type { Store, StoreTotals } from '../store/store.ts';
+import type { AcmeOrderCounts } from '../tls/acme/manager.ts';
 import { VERSION } from '../version.ts';
 
 /** What the metrics read when scraped. */
@@ -23,6 +24,8 @@ export interface MetricSources {
   store: Pick<Store, 'totals'>;
   /** The host of a short domain by id; undefined for one removed. */
   domainHost: (id: number) => string | undefined;
+  /** The ACME orders of --tls auto; absent: no such counter. */
+  acmeOrders?: AcmeOrderCounts;
 }
 
 /** How long the link and user totals read from the database are believed: scrapes cannot hammer it. */
@@ -178,6 +181,16 @@ export class Metrics implements RequestMetrics {
         link_batch: links.failedBatches,
       }),
     });
+
+    const { acmeOrders } = sources;
+    if (acmeOrders !== undefined) {
+      counterFromNumbers(this.registry, {
+        name: 'kurz_acme_orders_total',
+        help: 'Certificate orders of --tls auto (one per name), by outcome: issued, or failed (the log line says why; the name is tried again after a delay that doubles up to 6 h).',
+        label: 'outcome',
+        read: () => ({ issued: acmeOrders.issued, failed: acmeOrders.failed }),
+      });
+    }
 
     const totals = cachedTotals(sources.store, faults);
     new Gauge({

@@ -29,6 +29,7 @@ import type { FoundLinks, LinkSearch } from './link-search.ts';
 import type { ModerationStore } from './moderation.ts';
 import type { ReportStore } from './reports.ts';
 import type { TagStore } from './tags.ts';
+import type { TlsStore } from './tls.ts';
 
 export type {
   Link,
@@ -420,7 +421,8 @@ export interface Store
     WebhookStore,
     ReportStore,
     SettingsStore,
-    ModerationStore {
+    ModerationStore,
+    TlsStore {
   /** Which database this is, for the start-up line and tools such as `kurz copy`. */
   readonly kind: 'sqlite' | 'postgres';
   /**

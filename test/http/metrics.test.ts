@@ -361,6 +361,20 @@ describe.each(MODES)('GET /api/metrics (%s mode)', (mode) => {
     }
   });
 
+  test('--tls auto: its ACME orders, by outcome, read as the manager counts them; none without it', async () => {
+    const acmeOrders = { issued: 0, failed: 0 };
+    const { app } = await setup(mode, { acmeOrders });
+    acmeOrders.issued = 3;
+    acmeOrders.failed = 2;
+    const metrics = await scrape(app);
+    expect(metrics.types.get('kurz_acme_orders_total')).toBe('counter');
+    expect(metrics.value('kurz_acme_orders_total', { outcome: 'issued' })).toBe(3);
+    expect(metrics.value('kurz_acme_orders_total', { outcome: 'failed' })).toBe(2);
+    acmeOrders.issued++;
+    expect((await scrape(app)).value('kurz_acme_orders_total', { outcome: 'issued' })).toBe(4);
+    expect((await scrape((await setup(mode)).app)).has('kurz_acme_orders_total')).toBe(false);
+  });
+
   test('each app counts its own requests (each process is scraped on its own)', async () => {
     const first = await setup(mode);
     const second = await setup(mode);

@@ -24,6 +24,7 @@ import type { LogFields, Logger } from '../../src/logger.ts';
 import { openPostgres } from '../../src/store/postgres/postgres-store.ts';
 import { openSqlite, type SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../../src/store/store.ts';
+import type { AcmeOrderCounts } from '../../src/tls/acme/manager.ts';
 import { type DispatcherOptions, WebhookDispatcher } from '../../src/webhooks/dispatcher.ts';
 import { systemResolve } from '../../src/webhooks/targets.ts';
 import { atCleanUp } from './cleanup.ts';
@@ -181,6 +182,8 @@ export interface AppOptions {
   webhooks?: Partial<Omit<DispatcherOptions, 'store' | 'baseUrl' | 'log'>>;
   /** The token of GET /api/metrics (--metrics-token); no metrics unless given. */
   metricsToken?: string;
+  /** The counts of --tls auto's ACME orders the metrics read; none unless given. */
+  acmeOrders?: AcmeOrderCounts;
   /** A line per request in the log (--access-log on). */
   accessLog?: boolean;
   /** --password-login; on unless false. */
@@ -290,6 +293,7 @@ export class TestApp {
       domains,
       previewPolicy: { allowPrivate: options.previewAllowPrivate ?? true, resolve: systemResolve },
       metricsToken: options.metricsToken,
+      acmeOrders: options.acmeOrders,
       accessLog: options.accessLog,
       newAccountInterstitialDays: options.newAccountInterstitialDays,
     });

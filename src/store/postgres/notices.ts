@@ -15,6 +15,8 @@ export const LINKS_CHANNEL = 'kurz_links';
 export const DOMAINS_NOTICE = '/domains';
 /** The notice on LINKS_CHANNEL of a change to the database blocklist. */
 export const BLOCKLIST_NOTICE = '/blocklist';
+/** The notice on LINKS_CHANNEL of a certificate saved (--tls auto). */
+export const CERTIFICATES_NOTICE = '/certificates';
 
 /**
  * The notice of a link's change: domainCode's text, so a notice of a link on the
@@ -30,6 +32,7 @@ export class PostgresNotices {
   private readonly resetListeners = new Set<() => void>();
   private readonly domainListeners = new Set<() => void>();
   private readonly blocklistListeners = new Set<() => void>();
+  private readonly certificateListeners = new Set<() => void>();
   private readonly subscriptions: SQL.ListenSubscription[] = [];
   /** This instance's own channel: only it listens there. */
   private readonly settleChannel =
@@ -74,6 +77,12 @@ export class PostgresNotices {
     return () => this.blocklistListeners.delete(changed);
   }
 
+  /** Calls `changed` when any instance saves a certificate, or notices may have been missed. */
+  watchCertificates(changed: () => void): () => void {
+    this.certificateListeners.add(changed);
+    return () => this.certificateListeners.delete(changed);
+  }
+
   /**
    * Listens on LINKS_CHANNEL, and on this instance's settle channel, on one connection
    * of their own. Bun reconnects it when it drops and listens again; notices sent
@@ -93,6 +102,10 @@ export class PostgresNotices {
             for (const listener of this.blocklistListeners) listener();
             return;
           }
+          if (notice === CERTIFICATES_NOTICE) {
+            for (const listener of this.certificateListeners) listener();
+            return;
+          }
           const { domainId, code } = parseDomainCode(notice);
           for (const listener of this.listeners) listener(code, domainId);
         },
@@ -105,6 +118,7 @@ export class PostgresNotices {
           for (const reset of this.resetListeners) reset();
           for (const changed of this.domainListeners) changed();
           for (const changed of this.blocklistListeners) changed();
+          for (const changed of this.certificateListeners) changed();
         },
       ),
     );

@@ -3,7 +3,7 @@
 // one winner per code, the first token key stored) is kept by PostgreSQL itself, never
 // by memory of one process. Its areas (accounts.ts, links.ts, domains.ts, click-log.ts,
 // analytics.ts, tags.ts, webhooks.ts, settings.ts, moderation.ts, reports.ts, notices.ts,
-// search-upkeep.ts) are composed here, each operation held to the deadline of open.ts; the click pipeline (clicks/pipeline.ts)
+// search-upkeep.ts, tls.ts) are composed here, each operation held to the deadline of open.ts; the click pipeline (clicks/pipeline.ts)
 // runs with this engine's steps.
 
 import type { SQL } from 'bun';
@@ -25,6 +25,7 @@ import { PostgresReports } from './reports.ts';
 import { TrigramUpkeep } from './search-upkeep.ts';
 import { PostgresSettings } from './settings.ts';
 import { PostgresTags } from './tags.ts';
+import { PostgresTls } from './tls.ts';
 import { PostgresWebhooks, pruneDeliveries } from './webhooks.ts';
 
 export type { PostgresOptions };
@@ -99,6 +100,7 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresSt
     ...guarded(new PostgresWebhooks(client), run),
     ...guarded(new PostgresSettings(client), run),
     ...guarded(new PostgresReports(client), run),
+    ...guarded(new PostgresTls(client), run),
     linkTraffic: (linkId, fromDay, toDay) =>
       run(() => analytics.traffic(client, linkId, fromDay, toDay)),
     clickRows: (linkId, afterId, limit) =>
@@ -117,6 +119,7 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresSt
     watchLinks: (changed, reset) => notices.watchLinks(changed, reset),
     watchDomains: (changed) => notices.watchDomains(changed),
     watchBlockedHosts: (changed) => notices.watchBlocklist(changed),
+    watchCertificates: (changed) => notices.watchCertificates(changed),
     settle: () => notices.settle(),
     async close(): Promise<void> {
       if (closed) return;

@@ -377,6 +377,52 @@ export const blockedHosts = pgTable('blocked_hosts', {
 });
 
 /**
+ * --tls auto's ACME accounts, one per directory URL: made once, with its key, and kept, so
+ * every certificate is ordered by the same account (and every instance uses it).
+ */
+export const acmeAccounts = pgTable('acme_accounts', {
+  directory: text('directory').primaryKey(),
+  keyPem: text('key_pem').notNull(),
+  url: text('url'),
+  createdAt: millis('created_at').notNull(),
+});
+
+/**
+ * --tls auto's certificates, one per name: the PEM chain (leaf first) and its private key,
+ * replaced by each renewal. Every instance on the database serves what is here.
+ */
+export const tlsCertificates = pgTable('tls_certificates', {
+  name: text('name').primaryKey(),
+  // The ACME directory it came from: one from another (staging) is replaced.
+  directory: text('directory').notNull(),
+  certPem: text('cert_pem').notNull(),
+  keyPem: text('key_pem').notNull(),
+  notBefore: millis('not_before').notNull(),
+  notAfter: millis('not_after').notNull(),
+  updatedAt: millis('updated_at').notNull(),
+});
+
+/**
+ * The HTTP-01 challenges of orders under way (token → key authorization), so that any
+ * instance on the database can answer the ACME server, not only the one that ordered.
+ */
+export const acmeChallenges = pgTable('acme_challenges', {
+  token: text('token').primaryKey(),
+  keyAuthorization: text('key_authorization').notNull(),
+  expiresAt: millis('expires_at').notNull(),
+});
+
+/**
+ * Who may order certificates now: one row while an instance orders, until `expires_at`,
+ * so one instance orders at a time and a holder that died stops blocking once it expires.
+ */
+export const acmeLease = pgTable('acme_lease', {
+  name: text('name').primaryKey(),
+  holder: text('holder').notNull(),
+  expiresAt: millis('expires_at').notNull(),
+});
+
+/**
  * The tables whose rows belong to one link, by `link_id`: its clicks in every form and
  * its counts, and its tags. Without foreign keys (see `clicks`), removing a link, or a user with their
  * links, removes their rows from each of these by hand.

@@ -397,6 +397,53 @@ export const blockedHosts = sqliteTable('blocked_hosts', {
 });
 
 /**
+ * --tls auto's ACME accounts, one per directory URL: made once, with its key, and kept, so
+ * every certificate is ordered by the same account (and every instance uses it).
+ */
+export const acmeAccounts = sqliteTable('acme_accounts', {
+  directory: text('directory').primaryKey(),
+  keyPem: text('key_pem').notNull(),
+  // Set once the ACME server has made the account (its URL is the account's id there).
+  url: text('url'),
+  createdAt: integer('created_at').notNull(),
+});
+
+/**
+ * --tls auto's certificates, one per name: the PEM chain (leaf first) and its private key,
+ * replaced by each renewal. Every instance on the database serves what is here.
+ */
+export const tlsCertificates = sqliteTable('tls_certificates', {
+  name: text('name').primaryKey(),
+  // The ACME directory it came from: one from another (staging) is replaced.
+  directory: text('directory').notNull(),
+  certPem: text('cert_pem').notNull(),
+  keyPem: text('key_pem').notNull(),
+  notBefore: integer('not_before').notNull(),
+  notAfter: integer('not_after').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+});
+
+/**
+ * The HTTP-01 challenges of orders under way (token → key authorization), so that any
+ * instance on the database can answer the ACME server, not only the one that ordered.
+ */
+export const acmeChallenges = sqliteTable('acme_challenges', {
+  token: text('token').primaryKey(),
+  keyAuthorization: text('key_authorization').notNull(),
+  expiresAt: integer('expires_at').notNull(),
+});
+
+/**
+ * Who may order certificates now: one row while an instance orders, until `expires_at`,
+ * so one instance orders at a time and a holder that died stops blocking once it expires.
+ */
+export const acmeLease = sqliteTable('acme_lease', {
+  name: text('name').primaryKey(),
+  holder: text('holder').notNull(),
+  expiresAt: integer('expires_at').notNull(),
+});
+
+/**
  * The tables whose rows belong to one link, by `link_id`: its clicks in every form, and its tags.
  * They have no foreign key (see `clicks`), so removing a link, or a user with their
  * links, removes their rows from each of these by hand.

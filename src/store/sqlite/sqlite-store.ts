@@ -1,5 +1,5 @@
 // The SQLite implementation of Store: its areas (accounts.ts, links.ts, domains.ts, click-log.ts,
-// analytics.ts, tags.ts, webhooks.ts, settings.ts, moderation.ts, reports.ts), each a set of
+// analytics.ts, tags.ts, webhooks.ts, settings.ts, moderation.ts, reports.ts, tls.ts), each a set of
 // prepared statements on one connection, composed behind the guards of open.ts; and the click pipeline
 // (clicks/pipeline.ts) run with this engine's steps. Nothing builds SQL per request.
 
@@ -28,6 +28,7 @@ import {
 import { sqliteReports } from './reports.ts';
 import { sqliteSettings } from './settings.ts';
 import { SqliteTags } from './tags.ts';
+import { sqliteTls } from './tls.ts';
 import { sqliteWebhooks } from './webhooks.ts';
 
 export type { SqliteOptions };
@@ -79,6 +80,10 @@ export function openSqlite(options: SqliteOptions): SqliteStore {
   const domains = sqliteDomains(sqlite, links.removeLink, () => {
     for (const changed of domainWatchers) changed();
   });
+  const certificateWatchers = new Set<() => void>();
+  const tls = sqliteTls(sqlite, () => {
+    for (const changed of certificateWatchers) changed();
+  });
   const steps = sqliteClickSteps(rollup, analytics);
   const pipeline = new ClickPipeline(
     // Retention's removals are writes: the guard refuses them as it refuses any.
@@ -123,6 +128,15 @@ export function openSqlite(options: SqliteOptions): SqliteStore {
       'deleteDomain',
     ]),
     ...guardedWrites(clicks.operations, read, write, ['recordClicks', 'importClicks']),
+    ...guardedWrites(tls.operations, read, write, [
+      'addAcmeAccount',
+      'setAcmeAccountUrl',
+      'saveCertificate',
+      'addChallenge',
+      'removeChallenge',
+      'takeOrderLease',
+      'releaseOrderLease',
+    ]),
     ...guardedWrites(hooks.operations, read, write, [
       'createWebhook',
       'deleteWebhook',
@@ -208,6 +222,12 @@ export function openSqlite(options: SqliteOptions): SqliteStore {
       return stop;
     },
 
+    /** This process is the file's only server: it hears its own saves. */
+    watchCertificates(changed: () => void): () => void {
+      certificateWatchers.add(changed);
+      return () => certificateWatchers.delete(changed);
+    },
+
     /**
      * Reads, then checks the file (identity, writability, free space) and a recent write
      * failure. The real write that proves writability is /health's (health/health-check.ts).
@@ -241,6 +261,7 @@ export function openSqlite(options: SqliteOptions): SqliteStore {
           accounts,
           oidcAccounts,
           settings,
+          tls,
         ])
           area.finalize();
         hooks.finalize();
