@@ -1,0 +1,112 @@
+// kurz serving HTTPS itself (--tls auto, or --tls-cert with --tls-key): the HTTPS listener
+// and, unless --http-port off, plain HTTP beside it. What index.ts starts in place of the
+// plain listener, and stops the same way.
+
+import type { TlsSettings } from '../config/config.ts';
+import type { Logger } from '../logger.ts';
+import {
+  CertificateFileError,
+  type CertificateFiles,
+  readCertificateFiles,
+} from './certificate-files.ts';
+import type { CertificateSet } from './certificates.ts';
+import type { ChallengeResponses } from './challenges.ts';
+import {
+  claimPort,
+  HttpsListener,
+  type Listening,
+  type ListenLimits,
+  type NativeRoutes,
+} from './https-listener.ts';
+import { plainHttpServe } from './plain-http.ts';
+
+/** The app as the listeners serve it: Elysia's fetch, its native routes, and its `server`. */
+export interface ServedApp {
+  fetch: (request: Request) => Response | Promise<Response>;
+  /** The routes Bun serves natively (the redirect), as the app's config holds them. */
+  routes: NativeRoutes;
+  /** Told of the server the app's routes read the client address from. */
+  useServer(server: Bun.Server<undefined>): void;
+}
+
+export interface HttpsServingOptions {
+  settings: TlsSettings;
+  hostname: string;
+  app: ServedApp;
+  /** The listen options besides address, routes and fetch (limits, timeouts). */
+  serve: ListenLimits;
+  certificates: CertificateSet;
+  challenges: ChallengeResponses;
+  /** How long a replaced HTTPS server may finish its requests (the shutdown timeout). */
+  drainMs: number;
+  log: Logger;
+}
+
+export interface HttpsServing extends Listening {
+  https: HttpsListener;
+  httpsPort: number;
+  /** Undefined with --http-port off. */
+  httpPort: number | undefined;
+}
+
+export function serveHttps(options: HttpsServingOptions): HttpsServing {
+  const { settings, hostname, app, serve, certificates, challenges, log } = options;
+  // Both ports are claimed before either is bound: a port in use fails the start at once.
+  const httpsPort = claimPort(hostname, settings.httpsPort, 'HTTPS');
+  let plain: Bun.Server<undefined> | undefined;
+  if (settings.httpPort !== undefined) {
+    const port = claimPort(hostname, settings.httpPort, 'HTTP');
+    plain = Bun.serve({
+      ...serve,
+      ...plainHttpServe(app, { certificates, challenges, httpsPort }),
+      hostname,
+      port,
+      reusePort: false,
+    });
+    app.useServer(plain);
+  }
+  const https = new HttpsListener({
+    hostname,
+    port: httpsPort,
+    certificates,
+    serve: { ...serve, routes: app.routes, fetch: app.fetch },
+    drainMs: options.drainMs,
+    log,
+    onServer: (server) => app.useServer(server),
+  });
+  return {
+    https,
+    httpsPort: https.port,
+    httpPort: plain?.port,
+    async stop(closeActive) {
+      await Promise.all([https.stop(closeActive), plain?.stop(closeActive)]);
+    },
+  };
+}
+
+/** Reads --tls-cert and --tls-key into `certificates`; a bad pair throws CertificateFileError. */
+export function loadCertificateFiles(files: CertificateFiles, certificates: CertificateSet) {
+  const served = readCertificateFiles(files);
+  certificates.put(served);
+  return served;
+}
+
+/**
+ * On SIGHUP: the files read again; a good pair replaces the one served (new connections
+ * get it, none is dropped), a bad one is said and the one served stays.
+ */
+export function reloadCertificateFiles(
+  files: CertificateFiles,
+  certificates: CertificateSet,
+  log: Logger,
+): void {
+  try {
+    const served = loadCertificateFiles(files, certificates);
+    log.info(
+      `kurz: certificate reloaded from ${files.certFile}, valid until ${served.notAfter.toISOString()}`,
+    );
+  } catch (error) {
+    if (!(error instanceof CertificateFileError)) throw error;
+    log.error(`kurz: certificate not reloaded, the one in service stays: ${error.message}`);
+  }
+}
