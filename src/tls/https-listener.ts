@@ -5,6 +5,7 @@
 // stops the old one gracefully: the kernel hands new connections to the new server, the
 // old one finishes the requests it holds. No connection is refused or cut meanwhile.
 
+import { readFileSync } from 'node:fs';
 import type { Logger } from '../logger.ts';
 import type { CertificateSet, ServedCertificate } from './certificates.ts';
 
@@ -84,6 +85,24 @@ export function tlsFor(certificates: readonly ServedCertificate[]): Bun.TLSOptio
   return [{ cert: fallback.cert, key: fallback.key }, ...named];
 }
 
+const MIGRATE_REQ = '/proc/sys/net/ipv4/tcp_migrate_req';
+
+/**
+ * What to tell the operator when Linux would reset, rather than hand to the new server,
+ * the connections queued at a replaced one in the instant of a swap; undefined when it
+ * hands them over (net.ipv4.tcp_migrate_req = 1, Linux 5.14 and later) or cannot be read.
+ */
+export function migrationNote(): string | undefined {
+  let value: string;
+  try {
+    value = readFileSync(MIGRATE_REQ, 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+  if (value !== '0') return undefined;
+  return 'kurz: net.ipv4.tcp_migrate_req is 0: a connection that arrives in the instant HTTPS changes certificates may be reset; set it to 1 to have Linux hand it to the new listener (see docs/https.md)';
+}
+
 export class HttpsListener implements Listening {
   private current: Bun.Server<undefined> | undefined;
   /** Servers replaced and still finishing their requests. */
@@ -135,10 +154,12 @@ export class HttpsListener implements Listening {
     const old = this.current;
     this.current = next;
     this.options.onServer?.(next);
-    if (old !== undefined) {
-      this.swaps += 1;
-      this.retire(old);
-    }
+    if (old === undefined) return;
+    this.swaps += 1;
+    // A turn of the event loop first, for the old server to accept what the kernel has
+    // queued for it: closing a listening socket resets the connections in its queue
+    // (unless net.ipv4.tcp_migrate_req hands them to the new one, see migrationNote).
+    setImmediate(() => this.retire(old));
   }
 
   /** Stops a replaced server gracefully, and forcibly once its time is up. */

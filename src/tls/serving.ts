@@ -16,6 +16,7 @@ import {
   HttpsListener,
   type Listening,
   type ListenLimits,
+  migrationNote,
   type NativeRoutes,
 } from './https-listener.ts';
 import { plainHttpServe } from './plain-http.ts';
@@ -74,6 +75,8 @@ export function serveHttps(options: HttpsServingOptions): HttpsServing {
     log,
     onServer: (server) => app.useServer(server),
   });
+  const note = migrationNote();
+  if (note !== undefined) log.info(note);
   return {
     https,
     httpsPort: https.port,
