@@ -24,13 +24,13 @@ import type { Store } from './store/store.ts';
 import { CertificateFileError } from './tls/certificate-files.ts';
 import { CertificateSet } from './tls/certificates.ts';
 import { ChallengeResponses } from './tls/challenges.ts';
+import { type HttpsListener, type Listening, PortInUseError } from './tls/https-listener.ts';
 import {
-  type HttpsListener,
-  type Listening,
-  type NativeRoutes,
-  PortInUseError,
-} from './tls/https-listener.ts';
-import { loadCertificateFiles, reloadCertificateFiles, serveHttps } from './tls/serving.ts';
+  loadCertificateFiles,
+  reloadCertificateFiles,
+  servedApp,
+  serveHttps,
+} from './tls/serving.ts';
 import { exportCommand, importCommand } from './transfer/command.ts';
 import { userCommand } from './users/command.ts';
 import { versionLine } from './version.ts';
@@ -312,13 +312,7 @@ async function serve(config: Config): Promise<number> {
       serving = serveHttps({
         settings: config.tls,
         hostname: config.host,
-        app: {
-          fetch: app.fetch,
-          routes: (app.config.serve?.routes ?? {}) as NativeRoutes,
-          useServer: (server) => {
-            app.server = server;
-          },
-        },
+        app: servedApp(app),
         serve: options,
         certificates: tls.certificates,
         challenges: tls.challenges,

@@ -2,6 +2,7 @@
 // and, unless --http-port off, plain HTTP beside it. What index.ts starts in place of the
 // plain listener, and stops the same way.
 
+import type { AnyElysia } from 'elysia';
 import type { TlsSettings } from '../config/config.ts';
 import type { Logger } from '../logger.ts';
 import {
@@ -18,8 +19,36 @@ import {
   type ListenLimits,
   migrationNote,
   type NativeRoutes,
+  type RouteHandler,
 } from './https-listener.ts';
 import { plainHttpServe } from './plain-http.ts';
+
+/**
+ * The app as Bun serves it when Elysia listens (app.listen): the native routes (the
+ * redirect's `/:code`), and every one-segment path of Elysia's own (`/health`, `/sw.js`,
+ * the web pages), which `/:code` would otherwise catch; longer paths reach Elysia's
+ * fetch as they are. The app's routes then read the client address from the server set.
+ */
+export function servedApp(app: AnyElysia): ServedApp {
+  const native = (app.config.serve?.routes ?? {}) as NativeRoutes;
+  const fetch = app.fetch;
+  const elysia: RouteHandler = (request) => fetch(request);
+  const routes: NativeRoutes = {};
+  for (const { path } of app.routes) {
+    if (/^\/[^/:*]+$/.test(path) && !(path in native)) routes[path] = ALL_METHODS(elysia);
+  }
+  return {
+    fetch,
+    routes: { ...routes, ...native },
+    useServer: (server) => {
+      app.server = server;
+    },
+  };
+}
+
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+const ALL_METHODS = (handler: RouteHandler) =>
+  Object.fromEntries(METHODS.map((method) => [method, handler]));
 
 /** The app as the listeners serve it: Elysia's fetch, its native routes, and its `server`. */
 export interface ServedApp {

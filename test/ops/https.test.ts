@@ -123,6 +123,12 @@ describe('HTTPS from --tls-cert and --tls-key', () => {
     const page = await fetch(`${kurz.url}/`, { tls: { ca: ca.pem } });
     expect(page.status).toBe(200);
     expect(page.headers.get('strict-transport-security')).toBe(hsts);
+    // One-segment paths of the app's own are not taken for short codes.
+    for (const path of ['/health', '/sw.js']) {
+      const own = await call(kurz.url, 'GET', path, { ca: ca.pem });
+      expect([path, own.status]).toEqual([path, 200]);
+      expect(own.headers.get('strict-transport-security')).toBe(hsts);
+    }
     const missing = await call(kurz.url, 'GET', '/no-such-code', { ca: ca.pem });
     expect(missing.status).toBe(404);
     expect(missing.headers.get('strict-transport-security')).toBe(hsts);
