@@ -311,6 +311,7 @@ async function serve(config: Config): Promise<number> {
     try {
       serving = serveHttps({
         settings: config.tls,
+        baseUrl: config.baseUrl,
         hostname: config.host,
         app: servedApp(app),
         serve: options,

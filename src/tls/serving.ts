@@ -61,6 +61,8 @@ export interface ServedApp {
 
 export interface HttpsServingOptions {
   settings: TlsSettings;
+  /** --base-url as given (undefined: none); an https one names the public HTTPS port. */
+  baseUrl: string | undefined;
   hostname: string;
   app: ServedApp;
   /** The listen options besides address, routes and fetch (limits, timeouts). */
@@ -88,7 +90,11 @@ export function serveHttps(options: HttpsServingOptions): HttpsServing {
     const port = claimPort(hostname, settings.httpPort, 'HTTP');
     plain = Bun.serve({
       ...serve,
-      ...plainHttpServe(app, { certificates, challenges, httpsPort }),
+      ...plainHttpServe(app, {
+        certificates,
+        challenges,
+        httpsPort: publicHttpsPort(options.baseUrl, httpsPort),
+      }),
       hostname,
       port,
       reusePort: false,
@@ -114,6 +120,17 @@ export function serveHttps(options: HttpsServingOptions): HttpsServing {
       await Promise.all([https.stop(closeActive), plain?.stop(closeActive)]);
     },
   };
+}
+
+/**
+ * The HTTPS port plain HTTP redirects to: the public address's (--base-url https://…,
+ * 443 unless it names one), since a port map (a container's -p 443:8443) may stand
+ * between the client and --https-port; --https-port itself without such an address.
+ */
+export function publicHttpsPort(baseUrl: string | undefined, httpsPort: number): number {
+  const url = baseUrl === undefined ? null : URL.parse(baseUrl);
+  if (url?.protocol !== 'https:') return httpsPort;
+  return url.port === '' ? 443 : Number(url.port);
 }
 
 /** Reads --tls-cert and --tls-key into `certificates`; a bad pair throws CertificateFileError. */
