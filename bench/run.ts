@@ -249,7 +249,8 @@ async function benchHttps() {
   if (created.status !== 201) throw new Error(`create failed: ${created.status}`);
   const kurzUrl = `${kurzBase}/bench`;
   let received = 0;
-  for (const url of [ceilingUrl, kurzUrl]) await wrk({ url, seconds: 2, cpu: LOAD_CPU });
+  await wrk({ url: ceilingUrl, seconds: 2, cpu: LOAD_CPU });
+  received += (await wrk({ url: kurzUrl, seconds: 2, cpu: LOAD_CPU })).requests;
   const base: WrkResult[] = [];
   const runs: WrkResult[] = [];
   for (let round = 0; round < ROUNDS; round++) {
@@ -270,7 +271,11 @@ async function benchHttps() {
     clicks: number;
   }[];
   const clicks = links.find((l) => l.short_code === 'bench')?.clicks ?? -1;
-  console.log(`  clicks recorded ${fmt(clicks)} vs 307s received in the rounds ${fmt(received)}`);
+  // As for the plain redirect: clicks may exceed the 307s wrk read by the connections.
+  const ok = clicks >= received && clicks - received <= 64 * (ROUNDS + 1);
+  console.log(
+    `  clicks recorded ${fmt(clicks)} vs 307s received ${fmt(received)}: ${ok ? 'OK' : 'MISMATCH'}`,
+  );
   await kurz.stop();
   await ceiling.stop();
 }
