@@ -299,6 +299,25 @@ describe('HTTPS start and stop', () => {
     expect(kurz.output()).toContain('SIGTERM received, shutting down');
   });
 
+  test("the app reads each client's address over HTTPS, before a swap and after", async () => {
+    const files = servedFiles(pair);
+    const kurz = await startHttps(files, ['--access-log', 'on']);
+    const seen = () => count(kurz.output(), ' from 127.0.0.1 (request ');
+    expect((await call(kurz.url, 'GET', '/api/links', { ca: ca.pem })).status).toBe(200);
+    expect((await call(kurz.url, 'GET', '/no-such-code', { ca: ca.pem })).status).toBe(404);
+    await eventually(() => seen() >= 2, 'two access-log lines with the address');
+    kurz.proc.kill('SIGHUP');
+    await eventually(() => kurz.output().includes('certificate reloaded'), 'the reload');
+    await eventually(
+      async () => (await call(kurz.url, 'GET', '/api/links', { ca: ca.pem })).status === 200,
+      'an answer after the swap',
+    );
+    expect((await call(kurz.url, 'GET', '/no-such-code', { ca: ca.pem })).status).toBe(404);
+    await eventually(() => seen() >= 4, 'the address after the swap');
+    expect(kurz.output()).not.toContain('from unknown');
+    expect(await kurz.stop('SIGTERM')).toBe(0);
+  });
+
   test('--http-port off: HTTPS alone', async () => {
     const kurz = await startHttps(pair, ['--http-port', 'off', '--hsts-max-age', '600']);
     expect(kurz.httpPort).toBeUndefined();
