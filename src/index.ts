@@ -22,14 +22,15 @@ import { consoleLogger, type Logger, loggerFor } from './logger.ts';
 import { openStore } from './store/open.ts';
 import type { Store } from './store/store.ts';
 import { CertificateFileError } from './tls/certificate-files.ts';
-import { CertificateSet } from './tls/certificates.ts';
-import { ChallengeResponses } from './tls/challenges.ts';
+import type { CertificateSet } from './tls/certificates.ts';
+import type { ChallengeResponses } from './tls/challenges.ts';
 import { type HttpsListener, type Listening, PortInUseError } from './tls/https-listener.ts';
 import {
-  loadCertificateFiles,
+  prepareTls,
   reloadCertificateFiles,
   servedApp,
   serveHttps,
+  type Tls,
 } from './tls/serving.ts';
 import { exportCommand, importCommand } from './transfer/command.ts';
 import { userCommand } from './users/command.ts';
@@ -167,30 +168,11 @@ function generateSecret(): string {
 /** See the listen options in serve(); longer than BODY_DEADLINE_MS in http/body.ts. */
 const IDLE_TIMEOUT_S = 15;
 
-/** The certificates HTTPS is served with and the ACME challenges' answers (--tls). */
-interface Tls {
-  certificates: CertificateSet;
-  challenges: ChallengeResponses;
-  files: { certFile: string; keyFile: string } | undefined;
-}
-
-/** With --tls-cert, the pair is read and checked before anything else starts. */
-function prepareTls(config: Config): Tls | undefined {
-  if (config.tls.mode === 'off') return undefined;
-  const { certFile, keyFile } = config.tls;
-  const tls: Tls = {
-    certificates: new CertificateSet(),
-    challenges: new ChallengeResponses(),
-    files: certFile === undefined || keyFile === undefined ? undefined : { certFile, keyFile },
-  };
-  if (tls.files !== undefined) loadCertificateFiles(tls.files, tls.certificates);
-  return tls;
-}
-
 async function serve(config: Config): Promise<number> {
   let tls: Tls | undefined;
   try {
-    tls = prepareTls(config);
+    // With --tls-cert, the pair is read and checked before anything else starts.
+    tls = prepareTls(config.tls);
   } catch (error) {
     if (!(error instanceof CertificateFileError)) throw error;
     log.error(`kurz: ${error.message}`);
@@ -211,8 +193,9 @@ async function serve(config: Config): Promise<number> {
   const jwtSecret = new TokenKey(
     config.jwtSecret ?? (await store.setting(JWT_SECRET_KEY, generateSecret)),
   );
-  // SIGHUP reloads what may change while kurz runs: the token key kept in the database
-  // (after `kurz rotate-secret`) and the blocklist file (a bad file keeps the list in force).
+  // SIGHUP reloads what may change while kurz runs: the certificate files (--tls-cert),
+  // the token key kept in the database (after `kurz rotate-secret`) and the blocklist file
+  // (a bad file, or a bad pair, keeps what is in force).
   process.on('SIGHUP', () => {
     if (tls?.files !== undefined) reloadCertificateFiles(tls.files, tls.certificates, log);
     if (config.jwtSecret === undefined) void reloadSecret(store, jwtSecret);
@@ -338,7 +321,16 @@ async function serve(config: Config): Promise<number> {
         ? 'kurz: no plain HTTP (--http-port off)'
         : `kurz: plain HTTP on http://${config.host}:${serving.httpPort} answers ACME challenges and redirects to HTTPS`,
     );
-    if (config.tls.mode === 'auto') startAutomaticCertificates(tls);
+    if (config.tls.mode === 'auto') {
+      startAutomaticCertificates({
+        settings: config.tls,
+        store,
+        certificates: tls.certificates,
+        challenges: tls.challenges,
+        domains,
+        log,
+      });
+    }
   }
   if (config.blocklist !== undefined) {
     const { path, list } = config.blocklist;
@@ -381,13 +373,20 @@ async function serve(config: Config): Promise<number> {
 }
 
 /**
- * --tls auto: where the ACME client starts, to obtain and renew certificates into
- * `tls.certificates` and answer its challenges from `tls.challenges`. Until it does,
- * HTTPS is not served and plain HTTP serves the app.
+ * --tls auto: where the ACME client starts (with these, as AcmeManager.start takes
+ * them), to obtain and renew certificates into `certificates` for the base URL's domain
+ * and every short domain, answering its challenges from `challenges`. Until the first
+ * certificate is put, HTTPS waits and plain HTTP serves the app.
  */
-function startAutomaticCertificates(tls: Tls): void {
-  void tls;
-  log.error(
+function startAutomaticCertificates(deps: {
+  settings: Config['tls'];
+  store: Store;
+  certificates: CertificateSet;
+  challenges: ChallengeResponses;
+  domains: DomainRegistry;
+  log: Logger;
+}): void {
+  deps.log.error(
     'kurz: --tls auto: automatic certificates are not available in this build; HTTPS starts with the first certificate, and plain HTTP serves kurz meanwhile',
   );
 }

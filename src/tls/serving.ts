@@ -10,8 +10,8 @@ import {
   type CertificateFiles,
   readCertificateFiles,
 } from './certificate-files.ts';
-import type { CertificateSet } from './certificates.ts';
-import type { ChallengeResponses } from './challenges.ts';
+import { CertificateSet } from './certificates.ts';
+import { ChallengeResponses } from './challenges.ts';
 import {
   claimPort,
   HttpsListener,
@@ -131,6 +131,30 @@ export function publicHttpsPort(baseUrl: string | undefined, httpsPort: number):
   const url = baseUrl === undefined ? null : URL.parse(baseUrl);
   if (url?.protocol !== 'https:') return httpsPort;
   return url.port === '' ? 443 : Number(url.port);
+}
+
+/** The certificates HTTPS is served with and the ACME challenges' answers (--tls). */
+export interface Tls {
+  certificates: CertificateSet;
+  challenges: ChallengeResponses;
+  /** --tls-cert and --tls-key, read again on SIGHUP; undefined with --tls auto. */
+  files: CertificateFiles | undefined;
+}
+
+/**
+ * What serving HTTPS starts from: nothing with --tls off; with --tls-cert, the pair read
+ * and checked (a bad one throws CertificateFileError) and put in the set.
+ */
+export function prepareTls(settings: TlsSettings): Tls | undefined {
+  if (settings.mode === 'off') return undefined;
+  const { certFile, keyFile } = settings;
+  const tls: Tls = {
+    certificates: new CertificateSet(),
+    challenges: new ChallengeResponses(),
+    files: certFile === undefined || keyFile === undefined ? undefined : { certFile, keyFile },
+  };
+  if (tls.files !== undefined) loadCertificateFiles(tls.files, tls.certificates);
+  return tls;
 }
 
 /** Reads --tls-cert and --tls-key into `certificates`; a bad pair throws CertificateFileError. */

@@ -318,6 +318,33 @@ describe('HTTPS start and stop', () => {
     expect(await kurz.stop('SIGTERM')).toBe(0);
   });
 
+  test('--tls auto before its first certificate: plain HTTP serves kurz itself, without HSTS', async () => {
+    const kurz = await startKurz(
+      ['--mode', 'open', '--tls', 'auto', '--base-url', 'https://s.example.com'].concat([
+        '--https-port',
+        '0',
+        '--http-port',
+        '0',
+      ]),
+    );
+    expect(kurz.output()).toContain('automatic certificates are not available in this build');
+    const plain = `http://127.0.0.1:${kurz.httpPort}`;
+    const made = await call(plain, 'POST', '/api/shorten', {
+      json: { url: 'https://example.com/before-the-certificate' },
+    });
+    expect(made.status).toBe(201);
+    expect(made.headers.get('strict-transport-security')).toBeNull();
+    const followed = await call(plain, 'GET', `/${made.json.short_code}`);
+    expect(followed.status).toBe(307);
+    expect(followed.headers.get('strict-transport-security')).toBeNull();
+    expect((await call(plain, 'GET', '/health')).status).toBe(200);
+    // No certificate yet: nothing is served over HTTPS.
+    expect(
+      fetch(`https://localhost:${kurz.port}/health`, { tls: { ca: ca.pem } }),
+    ).rejects.toThrow();
+    expect(await kurz.stop('SIGTERM')).toBe(0);
+  });
+
   test('--http-port off: HTTPS alone', async () => {
     const kurz = await startHttps(pair, ['--http-port', 'off', '--hsts-max-age', '600']);
     expect(kurz.httpPort).toBeUndefined();
