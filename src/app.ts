@@ -51,6 +51,7 @@ import { reportRoutes } from './reports/routes.ts';
 import type { Store } from './store/store.ts';
 import { tagRoutes } from './tags/routes.ts';
 import type { AcmeOrderCounts } from './tls/acme/manager.ts';
+import type { CertificateSet } from './tls/certificates.ts';
 import { apiDocs } from './web/api-docs.ts';
 import { webRoutes } from './web/routes.ts';
 import { WebhookDispatcher } from './webhooks/dispatcher.ts';
@@ -136,6 +137,15 @@ export interface AppDeps {
    * `+` page in place of their redirect (accounts mode); 0 or absent: off.
    */
   newAccountInterstitialDays?: number;
+  /**
+   * Set when kurz serves HTTPS itself (--tls): the HSTS max-age of every answer (0: no
+   * HSTS), in place of the rule that follows the base URL's scheme.
+   */
+  hstsMaxAgeSeconds?: number;
+  /** The certificates served over HTTPS, for the metrics (days to expiry); none without --tls. */
+  certificates?: CertificateSet;
+  /** How many times the HTTPS listener was replaced with new certificates, for the metrics. */
+  listenerSwaps?: () => number;
 }
 
 /** Writes that may wait for a commit at once, per writer, before more are refused with 503. */
@@ -184,7 +194,7 @@ export function createApp(deps: AppDeps) {
 
   // Read once: a base URL given at start-up is known here, and the default one
   // (http://localhost:PORT, known only once listening) is never https.
-  const headers = securityHeaders(deps.baseUrl());
+  const headers = securityHeaders(deps.baseUrl(), deps.hstsMaxAgeSeconds);
   const interstitialDays = mode === 'accounts' ? (deps.newAccountInterstitialDays ?? 0) : 0;
   const cacheOptions = {
     ...DEFAULT_CACHE,
@@ -247,6 +257,8 @@ export function createApp(deps: AppDeps) {
           store,
           domainHost: (id) => domains.of(id)?.host,
           acmeOrders: deps.acmeOrders,
+          certificates: deps.certificates,
+          listenerSwaps: deps.listenerSwaps,
         });
   const accessLog = deps.accessLog ? new AccessLog(log, clientOf) : undefined;
   const nativeRoutes = nativeRedirectRoute(redirect, onFault);

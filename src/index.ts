@@ -21,6 +21,17 @@ import { BULK_MAX_BODY_BYTES } from './links/bulk-model.ts';
 import { consoleLogger, type Logger, loggerFor } from './logger.ts';
 import { openStore } from './store/open.ts';
 import type { Store } from './store/store.ts';
+import { CertificateFileError } from './tls/certificate-files.ts';
+import type { CertificateSet } from './tls/certificates.ts';
+import type { ChallengeResponses } from './tls/challenges.ts';
+import { type HttpsListener, type Listening, PortInUseError } from './tls/https-listener.ts';
+import {
+  prepareTls,
+  reloadCertificateFiles,
+  servedApp,
+  serveHttps,
+  type Tls,
+} from './tls/serving.ts';
 import { exportCommand, importCommand } from './transfer/command.ts';
 import { userCommand } from './users/command.ts';
 import { versionLine } from './version.ts';
@@ -158,6 +169,15 @@ function generateSecret(): string {
 const IDLE_TIMEOUT_S = 15;
 
 async function serve(config: Config): Promise<number> {
+  let tls: Tls | undefined;
+  try {
+    // With --tls-cert, the pair is read and checked before anything else starts.
+    tls = prepareTls(config.tls);
+  } catch (error) {
+    if (!(error instanceof CertificateFileError)) throw error;
+    log.error(`kurz: ${error.message}`);
+    return 2;
+  }
   let blocklist = config.blocklist?.list;
   // Until the database is reached nothing has been accepted, so a signal ends kurz at
   // once (a migration cut short is rolled back by the database).
@@ -173,9 +193,11 @@ async function serve(config: Config): Promise<number> {
   const jwtSecret = new TokenKey(
     config.jwtSecret ?? (await store.setting(JWT_SECRET_KEY, generateSecret)),
   );
-  // SIGHUP reloads what may change while kurz runs: the token key kept in the database
-  // (after `kurz rotate-secret`) and the blocklist file (a bad file keeps the list in force).
+  // SIGHUP reloads what may change while kurz runs: the certificate files (--tls-cert),
+  // the token key kept in the database (after `kurz rotate-secret`) and the blocklist file
+  // (a bad file, or a bad pair, keeps what is in force).
   process.on('SIGHUP', () => {
+    if (tls?.files !== undefined) reloadCertificateFiles(tls.files, tls.certificates, log);
     if (config.jwtSecret === undefined) void reloadSecret(store, jwtSecret);
     else log.info('kurz: SIGHUP received; the token key is given by flag or file and stays');
     if (config.blocklist === undefined) return;
@@ -208,6 +230,8 @@ async function serve(config: Config): Promise<number> {
           log,
         });
   oidc?.start();
+  // The HTTPS listener (--tls), whose swaps the metrics count.
+  let https: HttpsListener | undefined;
   const app = createApp({
     // Auto previews read target pages as webhooks are delivered: private addresses
     // only with --webhook-allow-private.
@@ -227,6 +251,9 @@ async function serve(config: Config): Promise<number> {
     blockedHosts,
     maxLinksPerUser: config.maxLinksPerUser,
     newAccountInterstitialDays: config.newAccountInterstitialDays,
+    hstsMaxAgeSeconds: tls === undefined ? undefined : config.tls.hstsMaxAgeSeconds,
+    certificates: tls?.certificates,
+    listenerSwaps: () => https?.swaps ?? 0,
     adminToken: config.adminToken,
     registration: config.registration,
     passwordLogin: config.passwordLogin,
@@ -237,11 +264,7 @@ async function serve(config: Config): Promise<number> {
     log,
     domains,
   });
-  app.listen({
-    hostname: config.host,
-    port: config.port,
-    // Elysia defaults to SO_REUSEPORT, which lets a second kurz silently share the port.
-    reusePort: false,
+  const options = {
     development: false,
     // Bodies past a route's own limit (64 KiB, 8 MiB for POST /api/links/bulk) are
     // refused with JSON 413 by the app; this, 1 MiB above the largest, only stops a
@@ -253,14 +276,62 @@ async function serve(config: Config): Promise<number> {
     // (http/body.ts), so that a stalled body is answered 408 before it is dropped.
     // Headers are bounded by Bun itself (about 10 s from the first byte, not adjustable).
     idleTimeout: IDLE_TIMEOUT_S,
-  });
-  const server = app.server;
-  if (server === null) throw new Error('server did not start');
-  const address = `http://${config.host}:${server.port}`;
-  baseUrl ??= `http://localhost:${server.port}`;
-  log.info(
-    `kurz listening on ${address} (mode: ${config.mode}, db: ${describeDatabase(config.db)})`,
-  );
+  };
+  const db = describeDatabase(config.db);
+  let listening: Listening;
+  if (tls === undefined) {
+    // Elysia defaults to SO_REUSEPORT, which lets a second kurz silently share the port.
+    app.listen({ ...options, hostname: config.host, port: config.port, reusePort: false });
+    const server = app.server;
+    if (server === null) throw new Error('server did not start');
+    listening = { stop: (closeActive) => server.stop(closeActive) };
+    baseUrl ??= `http://localhost:${server.port}`;
+    log.info(
+      `kurz listening on http://${config.host}:${server.port} (mode: ${config.mode}, db: ${db})`,
+    );
+  } else {
+    let serving: ReturnType<typeof serveHttps>;
+    try {
+      serving = serveHttps({
+        settings: config.tls,
+        baseUrl: config.baseUrl,
+        hostname: config.host,
+        app: servedApp(app),
+        serve: options,
+        certificates: tls.certificates,
+        challenges: tls.challenges,
+        drainMs: config.shutdownTimeoutMs,
+        log,
+      });
+    } catch (error) {
+      if (!(error instanceof PortInUseError)) throw error;
+      log.error(`kurz: ${error.message}`);
+      await closeStore(store);
+      return 1;
+    }
+    listening = serving;
+    https = serving.https;
+    const port = serving.httpsPort === 443 ? '' : `:${serving.httpsPort}`;
+    baseUrl ??= `https://localhost${port}`;
+    log.info(
+      `kurz listening on https://${config.host}:${serving.httpsPort} (mode: ${config.mode}, db: ${db})`,
+    );
+    log.info(
+      serving.httpPort === undefined
+        ? 'kurz: no plain HTTP (--http-port off)'
+        : `kurz: plain HTTP on http://${config.host}:${serving.httpPort} answers ACME challenges and redirects to HTTPS`,
+    );
+    if (config.tls.mode === 'auto') {
+      startAutomaticCertificates({
+        settings: config.tls,
+        store,
+        certificates: tls.certificates,
+        challenges: tls.challenges,
+        domains,
+        log,
+      });
+    }
+  }
   if (config.blocklist !== undefined) {
     const { path, list } = config.blocklist;
     log.info(`kurz: blocklist ${path} has ${list.domains.size} domains`);
@@ -275,7 +346,7 @@ async function serve(config: Config): Promise<number> {
       stopping = true;
       log.info(`kurz: ${signal} received, shutting down`);
       // Stop accepting; in-flight requests finish (their clicks join a batch) …
-      const finished = server.stop(false);
+      const finished = listening.stop(false);
       // … but no longer than the deadline: a stalled upload or a reader that stopped
       // reading must not hold the exit (and the closed port) for as long as it likes.
       let timer: ReturnType<typeof setTimeout> | undefined;
@@ -286,7 +357,7 @@ async function serve(config: Config): Promise<number> {
         log.info(
           `kurz: closing the connections still open after ${config.shutdownTimeoutMs / 1000} s`,
         );
-        await server.stop(true);
+        await listening.stop(true);
       }
       clearTimeout(timer);
       // Then every pending click and link is committed before the database closes; the
@@ -299,6 +370,25 @@ async function serve(config: Config): Promise<number> {
     process.on('SIGTERM', () => void stop('SIGTERM'));
     process.on('SIGINT', () => void stop('SIGINT'));
   });
+}
+
+/**
+ * --tls auto: where the ACME client starts (with these, as AcmeManager.start takes
+ * them), to obtain and renew certificates into `certificates` for the base URL's domain
+ * and every short domain, answering its challenges from `challenges`. Until the first
+ * certificate is put, HTTPS waits and plain HTTP serves the app.
+ */
+function startAutomaticCertificates(deps: {
+  settings: Config['tls'];
+  store: Store;
+  certificates: CertificateSet;
+  challenges: ChallengeResponses;
+  domains: DomainRegistry;
+  log: Logger;
+}): void {
+  deps.log.error(
+    'kurz: --tls auto: automatic certificates are not available in this build; HTTPS starts with the first certificate, and plain HTTP serves kurz meanwhile',
+  );
 }
 
 /** Reads the stored token key again (after `kurz rotate-secret`); tokens of the old key stop working. */

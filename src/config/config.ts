@@ -83,7 +83,7 @@ export interface Config {
   db: string;
   /** PostgreSQL connections per instance (the pool); unused with SQLite. */
   dbPool: number;
-  /** Public address for short links; undefined means http://localhost:PORT once bound. */
+  /** Public address for short links; undefined means http://localhost:PORT once bound (https://localhost[:HTTPS-PORT] with --tls). */
   baseUrl: string | undefined;
   /** HMAC key for tokens (from --jwt-secret or --jwt-secret-file); undefined means kept in the database. */
   jwtSecret: string | undefined;

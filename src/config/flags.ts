@@ -143,7 +143,7 @@ export const SERVER_FLAGS: readonly ServerFlag[] = [
     env: 'KURZ_BASE_URL',
     section: 'general',
     meaning: 'public address of short links',
-    default: 'http://localhost:PORT',
+    default: 'http://localhost:PORT (https://localhost:HTTPS-PORT serving HTTPS)',
     parse: (v, c) => {
       const url = URL.parse(v);
       if (!url || !/^https?:$/.test(url.protocol) || url.search || url.hash) {

@@ -25,6 +25,7 @@ export const Messages = {
   urlSelf: 'URL must not point to this service',
   urlBlocked: 'URL is blocked',
   crossOrigin: 'Cross-origin request refused',
+  hostRequired: 'A Host header naming this service is required',
   unknownHost: "Unknown host: use this service's own address, or add the name to --allowed-hosts",
   tooManyRequests: 'Too many requests',
   linkLimit: 'Link limit reached',

@@ -13,11 +13,15 @@ const HSTS_MAX_AGE_SECONDS = 31_536_000;
  * tamper with a 307). It leaves out `includeSubDomains`: kurz vouches for its own host
  * only, and often runs on one name of a domain whose other names it knows nothing of.
  */
-export function securityHeaders(baseUrl: string): Readonly<Record<string, string>> {
+export function securityHeaders(
+  baseUrl: string,
+  hstsMaxAgeSeconds?: number,
+): Readonly<Record<string, string>> {
   const headers: Record<string, string> = { 'x-content-type-options': 'nosniff' };
-  if (baseUrl.startsWith('https://')) {
-    headers['strict-transport-security'] = `max-age=${HSTS_MAX_AGE_SECONDS}`;
-  }
+  // Serving HTTPS itself, kurz knows the transport: --hsts-max-age decides (plain HTTP
+  // beside it takes the header off, tls/plain-http.ts). Behind a proxy, the address does.
+  const maxAge = hstsMaxAgeSeconds ?? (baseUrl.startsWith('https://') ? HSTS_MAX_AGE_SECONDS : 0);
+  if (maxAge > 0) headers['strict-transport-security'] = `max-age=${maxAge}`;
   return Object.freeze(headers);
 }
 

@@ -12,6 +12,7 @@ import type { LinkCache } from '../redirect/link-cache.ts';
 import type { RedirectCounts } from '../redirect/routes.ts';
 import type { Store, StoreTotals } from '../store/store.ts';
 import type { AcmeOrderCounts } from '../tls/acme/manager.ts';
+import type { CertificateSet } from '../tls/certificates.ts';
 import { VERSION } from '../version.ts';
 
 /** What the metrics read when scraped. */
@@ -26,6 +27,10 @@ export interface MetricSources {
   domainHost: (id: number) => string | undefined;
   /** The ACME orders of --tls auto; absent: no such counter. */
   acmeOrders?: AcmeOrderCounts;
+  /** The certificates served over HTTPS (--tls); absent: kurz serves plain HTTP. */
+  certificates?: Pick<CertificateSet, 'all'>;
+  /** How many times the HTTPS listener was replaced to serve new certificates. */
+  listenerSwaps?: () => number;
 }
 
 /** How long the link and user totals read from the database are believed: scrapes cannot hammer it. */
@@ -207,6 +212,35 @@ export class Metrics implements RequestMetrics {
       registers,
       async collect() {
         this.set((await totals()).users);
+      },
+    });
+    if (sources.certificates !== undefined) this.tlsMetrics(sources.certificates, sources);
+  }
+
+  private tlsMetrics(certificates: Pick<CertificateSet, 'all'>, sources: MetricSources): void {
+    const registers = [this.registry];
+    new Gauge({
+      name: 'kurz_tls_certificate_expiry_days',
+      help: "Days until a served certificate expires (fractional, negative once expired), by the name it is served for ('*': the --tls-cert file, for every name).",
+      labelNames: ['name'],
+      registers,
+      collect() {
+        this.reset();
+        const now = Date.now();
+        for (const served of certificates.all()) {
+          this.set({ name: served.name }, (served.notAfter.getTime() - now) / 86_400_000);
+        }
+      },
+    });
+    const swaps = sources.listenerSwaps;
+    if (swaps === undefined) return;
+    new Counter({
+      name: 'kurz_tls_listener_swaps_total',
+      help: 'Times the HTTPS listener was replaced by one with new certificates (the old one finishing its requests).',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(swaps());
       },
     });
   }

@@ -8,13 +8,22 @@
 // skips those checks.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+} from 'node:fs';
 import { join, resolve } from 'node:path';
 import pkg from '../../package.json' with { type: 'json' };
 import { parseCommandLine } from '../../src/config/cli.ts';
 import { SERVER_FLAG_ENVS } from '../../src/config/flags.ts';
 import { parseDatabase } from '../../src/config/values.ts';
-import { BINARY, call, eventually, run } from '../support/binary.ts';
+import { BINARY, call, eventually, run, tempDir } from '../support/binary.ts';
+import { makeCa, makeLeaf } from '../support/certificates.ts';
 import { podmanInFolder } from '../support/podman.ts';
 import { freePort } from '../support/proxies.ts';
 
@@ -429,6 +438,56 @@ describe.skipIf(cannotRun !== null)('the image, built and run by podman', () => 
       Output: `kurz healthcheck: http://127.0.0.1:${port}/health answered 503 "Database unavailable"`,
     });
     await podmanOk('rm', '--force', '--time', '0', 'kurz-full');
+  }, 30_000);
+
+  test('serves HTTPS from certificate files mounted read-only, plain HTTP redirecting to it (docs/container.md)', async () => {
+    // As docs/container.md runs it, with this test's host networking in place of the port
+    // maps (-p 443:8443 -p 80:8080): kurz's own ports are free ones of this machine.
+    const ca = makeCa();
+    const pair = makeLeaf(ca);
+    const tls = tempDir();
+    chmodSync(tls, 0o755);
+    copyFileSync(pair.certFile, join(tls, 'cert.pem'));
+    copyFileSync(pair.keyFile, join(tls, 'key.pem'));
+    chmodSync(join(tls, 'key.pem'), 0o644);
+    const [httpsPort, httpPort] = [freePort(), freePort()];
+    await podmanOk(
+      'run',
+      '--detach',
+      '--name',
+      'kurz-https',
+      '--no-healthcheck',
+      '--volume',
+      `${tls}:/tls:ro`,
+      ...['--env', 'PORT=', '--env', 'KURZ_MODE=open'],
+      ...['--env', 'KURZ_TLS_CERT=/tls/cert.pem', '--env', 'KURZ_TLS_KEY=/tls/key.pem'],
+      ...['--env', `KURZ_HTTPS_PORT=${httpsPort}`, '--env', `KURZ_HTTP_PORT=${httpPort}`],
+      '--volume',
+      'kurzhttps:/data',
+      IMAGE,
+    );
+    const https = `https://localhost:${httpsPort}`;
+    await eventually(
+      async () =>
+        (await fetch(`${https}/health`, { tls: { ca: ca.pem } }).catch(() => null))?.status === 200,
+      'kurz answering over HTTPS in its container',
+      10_000,
+    );
+    expect(await podmanOk('logs', 'kurz-https')).toContain(
+      `kurz listening on https://0.0.0.0:${httpsPort} (mode: open, db: /data/kurz.db)`,
+    );
+    const made = await call(https, 'POST', '/api/shorten', {
+      json: { url: 'https://example.com/tls-box', custom_code: 'tlsbox' },
+      ca: ca.pem,
+    });
+    expect(made.status).toBe(201);
+    const followed = await call(https, 'GET', '/tlsbox', { ca: ca.pem });
+    expect(followed.status).toBe(307);
+    expect(followed.headers.get('strict-transport-security')).toBe('max-age=31536000');
+    const moved = await call(`http://localhost:${httpPort}`, 'GET', '/tlsbox');
+    expect(moved.status).toBe(301);
+    expect(moved.headers.get('location')).toBe(`${https}/tlsbox`);
+    await podmanOk('rm', '--force', '--time', '0', 'kurz-https');
   }, 30_000);
 
   test.skipIf(PODMAN_COMPOSE === null)(

@@ -10,6 +10,8 @@
 import { Database } from 'bun:sqlite';
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import {
+  chmodSync,
+  copyFileSync,
   existsSync,
   mkdirSync,
   readdirSync,
@@ -28,6 +30,7 @@ import {
   startKurz,
   tempDir,
 } from '../support/binary.ts';
+import { makeCa, makeLeaf } from '../support/certificates.ts';
 import {
   CADDY,
   freePort,
@@ -52,6 +55,23 @@ const STRACE = (() => {
   return null;
 })();
 const PASSWORD = 'correct horse battery staple';
+
+/**
+ * Whether this test may run kurz as nobody with setpriv and bind port 443 (as root, with
+ * 443 free and below the first unprivileged port).
+ */
+const SETPRIV = Bun.which('setpriv');
+const CAN_DROP_TO_NOBODY = (() => {
+  if (SETPRIV === null || process.getuid?.() !== 0) return false;
+  try {
+    const start = Number(readFileSync('/proc/sys/net/ipv4/ip_unprivileged_port_start', 'utf8'));
+    if (start <= 443) return false;
+    Bun.listen({ hostname: '127.0.0.1', port: 443, socket: { data() {} } }).stop(true);
+    return true;
+  } catch {
+    return false;
+  }
+})();
 
 for (const [tool, found] of [
   ['systemd-analyze', SYSTEMD_ANALYZE],
@@ -164,7 +184,6 @@ describe('kurz.service and kurz-backup.service', () => {
     const hardening: Record<string, string> = {
       UMask: '0077',
       NoNewPrivileges: 'yes',
-      CapabilityBoundingSet: '',
       ProtectSystem: 'strict',
       ProtectHome: 'yes',
       PrivateTmp: 'yes',
@@ -184,7 +203,69 @@ describe('kurz.service and kurz-backup.service', () => {
       expect(unit.get('Service')?.has('MemoryDenyWriteExecute')).toBe(false);
     }
     expect(setting(service, 'Service', 'RestrictAddressFamilies')).toBe('AF_INET AF_INET6 AF_UNIX');
+    // kurz may bind 80 and 443 as the user kurz (serving HTTPS itself), and nothing more;
+    // the backup needs no capability at all.
+    expect(setting(service, 'Service', 'AmbientCapabilities')).toBe('CAP_NET_BIND_SERVICE');
+    expect(setting(service, 'Service', 'CapabilityBoundingSet')).toBe('CAP_NET_BIND_SERVICE');
+    expect(setting(backup, 'Service', 'CapabilityBoundingSet')).toBe('');
+    expect(backup.get('Service')?.has('AmbientCapabilities')).toBe(false);
   });
+
+  test.skipIf(!CAN_DROP_TO_NOBODY)(
+    "kurz.service's capability lets kurz as an ordinary user serve HTTPS on port 443, and only with it",
+    async () => {
+      // The unit's capabilities, given by setpriv to a process running as nobody.
+      const capability = setting(service, 'Service', 'AmbientCapabilities')
+        .replace(/^CAP_/, '')
+        .toLowerCase();
+      const dir = tempDir();
+      chmodSync(dir, 0o755);
+      const ca = makeCa();
+      const pair = makeLeaf(ca);
+      const [cert, key] = [join(dir, 'cert.pem'), join(dir, 'key.pem')];
+      copyFileSync(pair.certFile, cert);
+      copyFileSync(pair.keyFile, key);
+      chmodSync(key, 0o644);
+      const data = join(dir, 'data');
+      mkdirSync(data);
+      chmodSync(data, 0o777);
+      const asNobody = [SETPRIV as string, '--reuid=65534', '--regid=65534', '--clear-groups'];
+      const flags = [
+        '--tls-cert',
+        cert,
+        '--tls-key',
+        key,
+        '--https-port',
+        '443',
+        '--http-port',
+        'off',
+        // A folder nobody may write its database in.
+        '--db',
+        join(data, 'kurz.db'),
+      ];
+      const without = await run(
+        [...asNobody, '--', BINARY, 'serve', '--host', '127.0.0.1', ...flags],
+        { cwd: dir },
+      );
+      expect(without.code).toBe(1);
+      expect(without.stderr).toContain('HTTPS port 443 on 127.0.0.1 cannot be bound (EACCES)');
+      const withCapability = [
+        ...asNobody,
+        `--inh-caps=+${capability}`,
+        `--ambient-caps=+${capability}`,
+        `--bounding-set=-all,+${capability}`,
+        '--',
+      ];
+      const kurz = await startKurz(flags, { runner: withCapability, cwd: dir });
+      try {
+        expect(kurz.port).toBe(443);
+        const answer = await fetch('https://localhost/health', { tls: { ca: ca.pem } });
+        expect(answer.status).toBe(200);
+      } finally {
+        expect(await kurz.stop()).toBe(0);
+      }
+    },
+  );
 
   test.skipIf(SYSTEMD_ANALYZE === null)(
     'systemd-analyze verify accepts the units and the timer, without a warning',

@@ -11,11 +11,16 @@ export { tempDir };
 export const BINARY = resolve(
   process.env.KURZ_TEST_BINARY || resolve(import.meta.dir, '..', '..', 'dist', 'kurz'),
 );
-const LISTENING = /kurz listening on http:\/\/[^:]+:(\d+) /;
+const LISTENING = /kurz listening on (https?):\/\/[^:]+:(\d+) /;
+/** The second line of a kurz serving HTTPS itself: where plain HTTP is (or `off`). */
+const PLAIN_HTTP = /kurz: (?:plain HTTP on http:\/\/[^:]+:(\d+) |no plain HTTP)/;
 
 export interface Running {
+  /** The base of every request: http:// or, with --https-port, https://. */
   url: string;
   port: number;
+  /** With --https-port: plain HTTP's port (undefined with --http-port off). */
+  httpPort?: number;
   proc: Subprocess<'ignore', 'pipe', 'pipe'>;
   /** Everything printed so far on stdout and stderr. */
   output(): string;
@@ -35,7 +40,10 @@ export interface StartOptions {
   startTimeoutMs?: number;
 }
 
-/** Runs `kurz serve --port 0 …args` and waits for its listening line. */
+/**
+ * Runs `kurz serve --port 0 …args` and waits for its listening line; with --https-port
+ * in `args` (kurz serving HTTPS itself), without --port, and waits for both ports' lines.
+ */
 export async function startKurz(args: string[], options: StartOptions = {}): Promise<Running> {
   const proc = track(
     Bun.spawn(
@@ -43,8 +51,7 @@ export async function startKurz(args: string[], options: StartOptions = {}): Pro
         ...(options.runner ?? []),
         options.binary ?? BINARY,
         'serve',
-        '--port',
-        '0',
+        ...(args.includes('--https-port') ? [] : ['--port', '0']),
         '--host',
         '127.0.0.1',
         ...args,
@@ -70,17 +77,20 @@ export async function startKurz(args: string[], options: StartOptions = {}): Pro
   void pump(proc.stdout, 'out');
   void pump(proc.stderr, 'err');
   const deadline = Date.now() + (options.startTimeoutMs ?? 10_000);
-  while (!LISTENING.test(out)) {
+  const https = args.includes('--https-port');
+  while (!LISTENING.test(out) || (https && !PLAIN_HTTP.test(out))) {
     if (proc.exitCode !== null || Date.now() > deadline) {
       proc.kill('SIGKILL');
       throw new Error(`kurz did not start (exit ${proc.exitCode}):\n${out}\n${err}`);
     }
     await Bun.sleep(5);
   }
-  const port = Number(LISTENING.exec(out)?.[1]);
+  const [, scheme, port] = LISTENING.exec(out) ?? [];
+  const plain = PLAIN_HTTP.exec(out)?.[1];
   return {
-    url: `http://127.0.0.1:${port}`,
-    port,
+    url: `${scheme}://${scheme === 'https' ? 'localhost' : '127.0.0.1'}:${port}`,
+    port: Number(port),
+    httpPort: plain === undefined ? undefined : Number(plain),
     proc,
     output: () => out + err,
     async stop(signal = 'SIGTERM') {
@@ -126,7 +136,14 @@ export async function call(
   base: string,
   method: string,
   path: string,
-  options: { json?: unknown; raw?: string; token?: string; headers?: Record<string, string> } = {},
+  options: {
+    json?: unknown;
+    raw?: string;
+    token?: string;
+    headers?: Record<string, string>;
+    /** The CA an https:// base is verified against (a test CA). */
+    ca?: string;
+  } = {},
 ) {
   const headers: Record<string, string> = {};
   if (options.json !== undefined || options.raw !== undefined)
@@ -138,6 +155,7 @@ export async function call(
     headers,
     body: options.raw ?? (options.json === undefined ? undefined : JSON.stringify(options.json)),
     redirect: 'manual',
+    ...(options.ca === undefined ? {} : { tls: { ca: options.ca } }),
   });
   const text = await response.text();
   // biome-ignore lint/suspicious/noExplicitAny: tests inspect arbitrary JSON bodies
