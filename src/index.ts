@@ -21,9 +21,9 @@ import { BULK_MAX_BODY_BYTES } from './links/bulk-model.ts';
 import { consoleLogger, type Logger, loggerFor } from './logger.ts';
 import { openStore } from './store/open.ts';
 import type { Store } from './store/store.ts';
+import { AcmeManager } from './tls/acme/manager.ts';
+import { storedChallenges } from './tls/acme/orderer.ts';
 import { CertificateFileError } from './tls/certificate-files.ts';
-import type { CertificateSet } from './tls/certificates.ts';
-import type { ChallengeResponses } from './tls/challenges.ts';
 import { type HttpsListener, type Listening, PortInUseError } from './tls/https-listener.ts';
 import {
   prepareTls,
@@ -230,8 +230,10 @@ async function serve(config: Config): Promise<number> {
           log,
         });
   oidc?.start();
-  // The HTTPS listener (--tls), whose swaps the metrics count.
+  // The HTTPS listener (--tls), whose swaps the metrics count, and the ACME client of
+  // --tls auto, whose orders they count (both start once the app is built).
   let https: HttpsListener | undefined;
+  let acme: AcmeManager | undefined;
   const app = createApp({
     // Auto previews read target pages as webhooks are delivered: private addresses
     // only with --webhook-allow-private.
@@ -254,6 +256,17 @@ async function serve(config: Config): Promise<number> {
     hstsMaxAgeSeconds: tls === undefined ? undefined : config.tls.hstsMaxAgeSeconds,
     certificates: tls?.certificates,
     listenerSwaps: () => https?.swaps ?? 0,
+    acmeOrders:
+      config.tls.mode === 'auto'
+        ? {
+            get issued() {
+              return acme?.counts.issued ?? 0;
+            },
+            get failed() {
+              return acme?.counts.failed ?? 0;
+            },
+          }
+        : undefined,
     adminToken: config.adminToken,
     registration: config.registration,
     passwordLogin: config.passwordLogin,
@@ -322,12 +335,17 @@ async function serve(config: Config): Promise<number> {
         : `kurz: plain HTTP on http://${config.host}:${serving.httpPort} answers ACME challenges and redirects to HTTPS`,
     );
     if (config.tls.mode === 'auto') {
-      startAutomaticCertificates({
+      // Once plain HTTP answers challenges: the stored certificates are served at once,
+      // the missing ones ordered in the background (the challenge answers kept in the
+      // database, so that any instance answers the ACME server).
+      tls.challenges.answerAlsoFrom(storedChallenges(store));
+      acme = await AcmeManager.start({
         settings: config.tls,
         store,
         certificates: tls.certificates,
         challenges: tls.challenges,
-        domains,
+        names: () => domains.all().map((domain) => domain.host),
+        onNamesChange: (listener) => domains.onChange(listener),
         log,
       });
     }
@@ -363,32 +381,13 @@ async function serve(config: Config): Promise<number> {
       // Then every pending click and link is committed before the database closes; the
       // webhook calls in flight are left, to be sent again (their messages stay in the outbox).
       oidc?.stop();
-      await Promise.all([drainWriters(writers), webhooks.stop()]);
+      await Promise.all([drainWriters(writers), webhooks.stop(), acme?.stop()]);
       await closeStore(store);
       resolve(0);
     };
     process.on('SIGTERM', () => void stop('SIGTERM'));
     process.on('SIGINT', () => void stop('SIGINT'));
   });
-}
-
-/**
- * --tls auto: where the ACME client starts (with these, as AcmeManager.start takes
- * them), to obtain and renew certificates into `certificates` for the base URL's domain
- * and every short domain, answering its challenges from `challenges`. Until the first
- * certificate is put, HTTPS waits and plain HTTP serves the app.
- */
-function startAutomaticCertificates(deps: {
-  settings: Config['tls'];
-  store: Store;
-  certificates: CertificateSet;
-  challenges: ChallengeResponses;
-  domains: DomainRegistry;
-  log: Logger;
-}): void {
-  deps.log.error(
-    'kurz: --tls auto: automatic certificates are not available in this build; HTTPS starts with the first certificate, and plain HTTP serves kurz meanwhile',
-  );
 }
 
 /** Reads the stored token key again (after `kurz rotate-secret`); tokens of the old key stop working. */

@@ -10,7 +10,12 @@ export const CHALLENGE_PREFIX = '/.well-known/acme-challenge/';
 export class ChallengeResponses {
   private readonly answers = new Map<string, string>();
 
-  constructor(private readonly elsewhere?: (token: string) => Promise<string | undefined>) {}
+  constructor(private elsewhere?: (token: string) => Promise<string | undefined>) {}
+
+  /** Looks up the tokens this instance does not hold in `lookup` too (the database, once open). */
+  answerAlsoFrom(lookup: (token: string) => Promise<string | undefined>): void {
+    this.elsewhere = lookup;
+  }
 
   put(token: string, keyAuthorization: string): void {
     this.answers.set(token, keyAuthorization);

@@ -36,6 +36,14 @@ export interface Issued {
 const agents = new Map<string, { agent: Agent; users: number }>();
 let intercepting = false;
 
+/**
+ * No request to the ACME server waits longer than this: axios waits for ever by default,
+ * and one answer that never comes would hold every later order and renewal (acme-client
+ * still retries a failed request five times, 5 to 25 s apart, before the order fails).
+ */
+const REQUEST_TIMEOUT_MS = 30_000;
+acme.axios.defaults.timeout = REQUEST_TIMEOUT_MS;
+
 function trustFor(directory: string, caFile: string): () => void {
   const origin = new URL(directory).origin;
   const agent = new Agent({ ca: readFileSync(caFile, 'utf8') });
