@@ -23,6 +23,7 @@ import { wireCloseButtons } from './dialog.js';
 import { byId } from './dom.js';
 import { createDomains } from './domains.js';
 import { createEditor } from './edit-link.js';
+import { createLanguageChooser } from './language-chooser.js';
 import { createLinksList } from './links-list.js';
 import { session as stored } from './session.js';
 import {
@@ -38,6 +39,7 @@ const mode = meta('kurz-mode') === 'open' ? 'open' : 'accounts';
 const baseUrl = readBaseUrl();
 readSharedLink();
 registerServiceWorker();
+createLanguageChooser(byId('language'));
 
 // The token is kept in localStorage (session.js); open mode has none.
 const session = {
