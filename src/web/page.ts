@@ -8,9 +8,6 @@ import { CATALOGUES, LANGUAGES } from '../i18n/catalogues.ts';
 import type { Translator } from '../i18n/translate.ts';
 import { escapeHtml } from './html.ts';
 
-/** Where index.html takes the messages: `<script type="application/json" id="kurz-messages">`. */
-const MESSAGES_SLOT = '%KURZ_MESSAGES%';
-
 /** Code → the language's own name, for the chooser. */
 const OWN_NAMES: Readonly<Record<string, string>> = Object.fromEntries(
   LANGUAGES.map((code) => [code, String(CATALOGUES[code]?.$name ?? code)]),
@@ -30,7 +27,8 @@ export function messagesJson(translation: Translator): string {
 /** `html` (the whole page, parts filled in) in the translator's language. */
 export function translatePage(html: string, translation: Translator): string {
   const { t } = translation;
-  const rewritten = new HTMLRewriter()
+  const json = messagesJson(translation);
+  return new HTMLRewriter()
     .on('html', {
       element(element) {
         element.setAttribute('lang', translation.language);
@@ -52,8 +50,11 @@ export function translatePage(html: string, translation: Translator): string {
         }
       },
     })
+    .on('script#kurz-messages', {
+      element(element) {
+        // Written as it is: messagesJson leaves no `<` in it to end the element.
+        element.setInnerContent(json, { html: true });
+      },
+    })
     .transform(html);
-  const json = messagesJson(translation);
-  // A function, so that no `$` in a message is read as a replacement pattern.
-  return rewritten.replace(MESSAGES_SLOT, () => json);
 }
