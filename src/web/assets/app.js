@@ -23,6 +23,7 @@ import { wireCloseButtons } from './dialog.js';
 import { byId } from './dom.js';
 import { createDomains } from './domains.js';
 import { createEditor } from './edit-link.js';
+import { t } from './i18n.js';
 import { createLanguageChooser } from './language-chooser.js';
 import { createLinksList } from './links-list.js';
 import { session as stored } from './session.js';
@@ -58,8 +59,7 @@ const sessionBar = byId('session');
 
 const api = createApi({
   token: () => session.token,
-  onUnauthorized: () =>
-    endSession('Your session has ended. Please log in again.', { focus: !appView.hidden }),
+  onUnauthorized: () => endSession(t('ui.session.ended'), { focus: !appView.hidden }),
 });
 const domains = createDomains({ api, baseUrl });
 const shortener = createShortener({
@@ -76,10 +76,10 @@ const editor = createEditor({
   domains,
   onSaved(detail) {
     list.update(detail);
-    listStatus.textContent = `Saved ${domains.nameOf(detail)}.`;
+    listStatus.textContent = t('ui.edit.saved', { name: domains.nameOf(detail) });
   },
   onUnchanged(name) {
-    listStatus.textContent = `Nothing was changed, so ${name} was not saved.`;
+    listStatus.textContent = t('ui.edit.unchanged', { name });
   },
   onError(message) {
     listError.textContent = message;
@@ -96,7 +96,7 @@ const deleter = createDeleter({
   },
   onDeleted(link) {
     list.remove(link.id);
-    listStatus.textContent = `Deleted ${domains.nameOf(link)}.`;
+    listStatus.textContent = t('ui.delete.done', { name: domains.nameOf(link) });
   },
 });
 const stats = createStatsView({ api, mode, domains });
@@ -106,7 +106,7 @@ const list = createLinksList({
   api,
   domains,
   onShowQr(link) {
-    shortener.show(link, 'Showing');
+    shortener.show(link, t('ui.result.showing'));
     // The panel is above the list; take keyboard users there too.
     byId('copy').focus();
   },
@@ -136,13 +136,15 @@ const auth = createAuth({
   },
 });
 
-byId('list-title').textContent = mode === 'open' ? 'All links' : 'Your links';
+byId('list-title').textContent = t(mode === 'open' ? 'ui.list.all' : 'ui.list.yours');
 byId('section-links').textContent = byId('list-title').textContent;
-byId('logout').addEventListener('click', () => endSession('You have logged out.', { focus: true }));
+byId('logout').addEventListener('click', () =>
+  endSession(t('ui.session.loggedOut'), { focus: true }),
+);
 
 if (mode === 'open') showApp();
 else if (session.token && !expired(session.token)) showApp();
-else endSession(session.token ? 'Your session has ended. Please log in again.' : '');
+else endSession(session.token ? t('ui.session.ended') : '');
 
 function showApp() {
   if (mode === 'accounts') {
@@ -192,7 +194,7 @@ function endSession(notice, { focus = false } = {}) {
   appView.hidden = true;
   sessionBar.hidden = true;
   const shared = pendingShare.get();
-  auth.show(shared ? `Log in to shorten the link you shared: ${shared}` : notice, { focus });
+  auth.show(shared ? t('ui.session.loginToShorten', { url: shared }) : notice, { focus });
 }
 
 /** True when the token's `exp` has passed; unreadable tokens are left to the server. */
