@@ -56,6 +56,8 @@ const session = {
 
 const appView = byId('app-view');
 const sessionBar = byId('session');
+// The foot (the language chooser) shows with the first view, so that nothing visible moves.
+const foot = byId('foot');
 
 const api = createApi({
   token: () => session.token,
@@ -154,6 +156,7 @@ function showApp() {
     sessionBar.hidden = false;
   }
   appView.hidden = false;
+  foot.hidden = false;
   domains.load();
   list.start();
   access.start(); // may show the admin section instead, when the address asks for it
@@ -194,7 +197,11 @@ function endSession(notice, { focus = false } = {}) {
   appView.hidden = true;
   sessionBar.hidden = true;
   const shared = pendingShare.get();
-  auth.show(shared ? t('ui.session.loginToShorten', { url: shared }) : notice, { focus });
+  auth
+    .show(shared ? t('ui.session.loginToShorten', { url: shared }) : notice, { focus })
+    .then(() => {
+      foot.hidden = false;
+    });
 }
 
 /** True when the token's `exp` has passed; unreadable tokens are left to the server. */
