@@ -22,6 +22,10 @@ declare const document: {
   cookie: string;
 };
 declare function getComputedStyle(element: unknown): Record<string, string>;
+declare const navigator: { serviceWorker: { ready: Promise<unknown>; controller: unknown } };
+declare const caches: {
+  match(path: string): Promise<{ text(): Promise<string> } | undefined>;
+};
 
 const TIMEOUT = 60_000;
 const TARGET = 'https://example.com/landing';
@@ -197,6 +201,47 @@ describe('the language chooser', () => {
           expect(await lang(page)).toBe('en');
         },
         { locale: 'de-DE', timezoneId: 'UTC' },
+      );
+    },
+    TIMEOUT,
+  );
+});
+
+describe('the installed app', () => {
+  test(
+    'starts offline in the language last chosen: each page from the network replaces the kept one',
+    async () => {
+      await withKurz(
+        browser,
+        modeArgs('open'),
+        async (kurz, page) => {
+          await page.goto(kurz.url);
+          await page.evaluate(() => navigator.serviceWorker.ready);
+          await page.reload();
+          await eventually(
+            () => page.evaluate(() => navigator.serviceWorker.controller !== null),
+            'the service worker controls the page',
+          );
+          const keptLanguage = () =>
+            page.evaluate(async () => {
+              const kept = await caches.match('/');
+              return kept ? /<html lang="(\w+)"/.exec(await kept.text())?.[1] : undefined;
+            });
+          await eventually(async () => (await keptLanguage()) === 'de', 'the German page kept');
+          await Promise.all([
+            page.waitForEvent('load'),
+            page.getByLabel('Sprache').selectOption('es'),
+          ]);
+          await waitForText(page.locator('#shorten-title'), 'Acortar un enlace');
+          await eventually(async () => (await keptLanguage()) === 'es', 'the Spanish page kept');
+          // Without a network, the kept page: Spanish, not the German one installed first.
+          await page.context().setOffline(true);
+          await page.reload();
+          await waitForText(page.locator('#shorten-title'), 'Acortar un enlace');
+          expect(await lang(page)).toBe('es');
+          await page.context().setOffline(false);
+        },
+        { locale: 'de' },
       );
     },
     TIMEOUT,
