@@ -179,7 +179,7 @@ describe('the language chooser', () => {
           ]);
           expect(await chooser.inputValue()).toBe('de');
           await Promise.all([page.waitForEvent('load'), chooser.selectOption('fr')]);
-          await waitForText(page.locator('#shorten-title'), 'Raccourcir un lien');
+          await waitForText(page.locator('#shorten-title'), 'Raccourcir un lien', 20_000);
           expect(await lang(page)).toBe('fr');
           expect(await page.evaluate(() => document.cookie)).toContain('kurz-lang=fr');
           // Kept: a reload (whose Accept-Language still says German) stays French.
@@ -200,7 +200,8 @@ describe('the language chooser', () => {
           await waitForText(page.locator('#shorten-title'), 'Shorten a link');
           expect(await lang(page)).toBe('en');
         },
-        { locale: 'de-DE', timezoneId: 'UTC' },
+        // The service worker has a test of its own (below); here the page is the server's.
+        { locale: 'de-DE', timezoneId: 'UTC', serviceWorkers: 'block' },
       );
     },
     TIMEOUT,
