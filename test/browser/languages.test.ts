@@ -8,8 +8,22 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Browser, Page } from 'playwright-core';
 import { eventually } from '../support/binary.ts';
-import { click, createLinks, HUMAN_AGENT, launchBrowser } from '../support/browser.ts';
-import { fitsWidth, modeArgs, rowOf, SIZES, waitForText, withKurz } from '../support/web-page.ts';
+import {
+  click,
+  createLinks,
+  HUMAN_AGENT,
+  launchBrowser,
+  registerUser,
+} from '../support/browser.ts';
+import {
+  arriveLoggedIn,
+  fitsWidth,
+  modeArgs,
+  rowOf,
+  SIZES,
+  waitForText,
+  withKurz,
+} from '../support/web-page.ts';
 
 interface Box {
   left: number;
@@ -155,6 +169,38 @@ describe('the page in the browser’s language', () => {
     },
     TIMEOUT,
   );
+});
+
+describe('longer words at a phone width', () => {
+  for (const language of ['de', 'fr', 'es'] as const) {
+    test(
+      `${language}: the signed-in page and the Edit dialog fit, nothing scrolls sideways`,
+      async () => {
+        await withKurz(
+          browser,
+          modeArgs('accounts'),
+          async (kurz, page) => {
+            const email = 'someone.with.a.long.address@example.com';
+            const token = await registerUser(kurz.url, email);
+            await createLinks(kurz.url, [{ url: TARGET, custom_code: 'promo' }], token);
+            await arriveLoggedIn(page, token, email);
+            await page.goto(kurz.url);
+            await rowOf(page, 'promo').waitFor();
+            expect(await lang(page)).toBe(language);
+            expect(await fitsWidth(page)).toBe(true);
+            await rowOf(page, 'promo').locator('.edit-button').click();
+            await page.locator('#edit-dialog[open]').waitFor();
+            for (const section of await page.locator('#edit-dialog summary').all()) {
+              await section.click();
+            }
+            expect(await fitsWidth(page)).toBe(true);
+          },
+          { locale: language, viewport: { width: 390, height: 844 } },
+        );
+      },
+      TIMEOUT,
+    );
+  }
 });
 
 describe('the language chooser', () => {
