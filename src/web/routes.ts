@@ -9,10 +9,14 @@ import { Messages } from '../domain/errors.ts';
 import { toLocationHeader } from '../domain/urls.ts';
 import type { DomainRegistry } from '../domains/registry.ts';
 import { errorResponse } from '../http/responses.ts';
+import type { Language } from '../i18n/catalogues.ts';
+import { languageOf } from '../i18n/negotiate.ts';
+import { translator } from '../i18n/translate.ts';
 import { buildCommit, VERSION } from '../version.ts';
 import { appIcons } from './app-icons.ts' with { type: 'macro' };
 import { embeddedAssets } from './embedded-assets.ts' with { type: 'macro' };
 import { escapeHtml } from './html.ts';
+import { translatePage } from './page.ts';
 
 const ASSETS = embeddedAssets();
 /** The installed app's PNG icons, drawn when kurz is bundled (base64: a macro answers text). */
@@ -94,27 +98,29 @@ export function webRoutes({ mode, baseUrl, registration, domains }: WebRoutesOpt
     assets.set(name, asset(name, Uint8Array.from(Buffer.from(base64, 'base64'))));
   }
   const serviceWorker = shellWorker(assets);
-  // The page carries the mode, registration and base URL in meta tags; built on first use, since the
-  // base URL may depend on the port bound.
-  let page: Asset | undefined;
-  const indexPage = () => {
-    page ??= asset(
-      'index.html',
-      withParts(ASSETS['index.html'] ?? '')
+  // The page carries the mode, registration and base URL in meta tags, and is built once per
+  // language on first use (the base URL may depend on the port bound).
+  const pages = new Map<Language, Asset>();
+  const indexPage = (language: Language) => {
+    let page = pages.get(language);
+    if (page === undefined) {
+      const html = withParts(ASSETS['index.html'] ?? '')
         .replaceAll('%KURZ_MODE%', escapeHtml(mode))
         .replaceAll('%KURZ_REGISTRATION%', escapeHtml(registration))
-        .replaceAll('%KURZ_BASE_URL%', escapeHtml(baseUrl())),
-    );
+        .replaceAll('%KURZ_BASE_URL%', escapeHtml(baseUrl()));
+      page = asset('index.html', translatePage(html, translator(language)));
+      pages.set(language, page);
+    }
     return page;
   };
 
-  const serve = (request: Request, file: Asset, cacheControl: string) => {
+  const serve = (request: Request, file: Asset, cacheControl: string, vary = 'accept-encoding') => {
     const headers: Record<string, string> = {
       ...SECURITY_HEADERS,
       'content-type': file.type,
       etag: file.etag,
       'cache-control': cacheControl,
-      vary: 'accept-encoding',
+      vary,
     };
     if (request.headers.get('if-none-match') === file.etag) {
       return new Response(null, { status: 304, headers });
@@ -136,7 +142,9 @@ export function webRoutes({ mode, baseUrl, registration, domains }: WebRoutesOpt
           headers: { location: toLocationHeader(domain.rootRedirect), 'cache-control': 'no-cache' },
         });
       }
-      return serve(request, indexPage(), 'no-cache');
+      // In the person's language: the chooser's cookie, else Accept-Language, else English.
+      const page = indexPage(languageOf(request.headers));
+      return serve(request, page, 'no-cache', 'cookie, accept-language, accept-encoding');
     })
     .get('/sw.js', ({ request }) => {
       // A path with a dot is never a short code ([A-Za-z0-9_-]), so /sw.js takes none.

@@ -55,7 +55,10 @@ describe.each(['accounts', 'open'] as const)('web UI (%s mode)', (mode) => {
       );
       expect(plain.headers.get('content-encoding')).toBeNull();
       expect(zipped.headers.get('content-encoding')).toBe('gzip');
-      expect(zipped.headers.get('vary')).toBe('accept-encoding');
+      // The page is in the person's language too (the chooser's cookie, or Accept-Language).
+      expect(zipped.headers.get('vary')).toBe(
+        path === '/' ? 'cookie, accept-language, accept-encoding' : 'accept-encoding',
+      );
       const bytes = new Uint8Array(await zipped.arrayBuffer());
       expect(new TextDecoder().decode(Bun.gunzipSync(bytes))).toBe(await plain.text());
     }

@@ -8,11 +8,9 @@
 // In accounts mode nothing here applies: the session's own token is sent.
 
 import { byId } from './dom.js';
+import { t } from './i18n.js';
 
 const KEY = 'kurz.adminToken';
-
-const ADMIN_TOKEN_REFUSED =
-  'The admin token was not accepted (Unauthorized), so it has been forgotten. Enter the token kurz was started with.';
 
 export function createAdminToken({ mode }) {
   const memory = { value: null }; // when sessionStorage is unavailable
@@ -41,7 +39,7 @@ export function createAdminToken({ mode }) {
 
   byId('admin-forget').addEventListener('click', () => {
     write(null);
-    status.textContent = 'Admin token forgotten.';
+    status.textContent = t('ui.adminToken.forgotten');
     byId('url').focus(); // the button just vanished
   });
   bar.hidden = !needed || read() === null;
@@ -83,7 +81,7 @@ export function createAdminToken({ mode }) {
           field.hidden = false;
           input.value = '';
           input.focus();
-          return ADMIN_TOKEN_REFUSED;
+          return t('ui.adminToken.refused');
         },
       };
     },

@@ -23,6 +23,8 @@ import { wireCloseButtons } from './dialog.js';
 import { byId } from './dom.js';
 import { createDomains } from './domains.js';
 import { createEditor } from './edit-link.js';
+import { t } from './i18n.js';
+import { createLanguageChooser } from './language-chooser.js';
 import { createLinksList } from './links-list.js';
 import { session as stored } from './session.js';
 import {
@@ -38,6 +40,7 @@ const mode = meta('kurz-mode') === 'open' ? 'open' : 'accounts';
 const baseUrl = readBaseUrl();
 readSharedLink();
 registerServiceWorker();
+createLanguageChooser(byId('language'));
 
 // The token is kept in localStorage (session.js); open mode has none.
 const session = {
@@ -53,11 +56,12 @@ const session = {
 
 const appView = byId('app-view');
 const sessionBar = byId('session');
+// The foot (the language chooser) shows with the first view, so that nothing visible moves.
+const foot = byId('foot');
 
 const api = createApi({
   token: () => session.token,
-  onUnauthorized: () =>
-    endSession('Your session has ended. Please log in again.', { focus: !appView.hidden }),
+  onUnauthorized: () => endSession(t('ui.session.ended'), { focus: !appView.hidden }),
 });
 const domains = createDomains({ api, baseUrl });
 const shortener = createShortener({
@@ -74,10 +78,10 @@ const editor = createEditor({
   domains,
   onSaved(detail) {
     list.update(detail);
-    listStatus.textContent = `Saved ${domains.nameOf(detail)}.`;
+    listStatus.textContent = t('ui.edit.saved', { name: domains.nameOf(detail) });
   },
   onUnchanged(name) {
-    listStatus.textContent = `Nothing was changed, so ${name} was not saved.`;
+    listStatus.textContent = t('ui.edit.unchanged', { name });
   },
   onError(message) {
     listError.textContent = message;
@@ -94,7 +98,7 @@ const deleter = createDeleter({
   },
   onDeleted(link) {
     list.remove(link.id);
-    listStatus.textContent = `Deleted ${domains.nameOf(link)}.`;
+    listStatus.textContent = t('ui.delete.done', { name: domains.nameOf(link) });
   },
 });
 const stats = createStatsView({ api, mode, domains });
@@ -104,7 +108,7 @@ const list = createLinksList({
   api,
   domains,
   onShowQr(link) {
-    shortener.show(link, 'Showing');
+    shortener.show(link, t('ui.result.showing'));
     // The panel is above the list; take keyboard users there too.
     byId('copy').focus();
   },
@@ -134,13 +138,15 @@ const auth = createAuth({
   },
 });
 
-byId('list-title').textContent = mode === 'open' ? 'All links' : 'Your links';
+byId('list-title').textContent = t(mode === 'open' ? 'ui.list.all' : 'ui.list.yours');
 byId('section-links').textContent = byId('list-title').textContent;
-byId('logout').addEventListener('click', () => endSession('You have logged out.', { focus: true }));
+byId('logout').addEventListener('click', () =>
+  endSession(t('ui.session.loggedOut'), { focus: true }),
+);
 
 if (mode === 'open') showApp();
 else if (session.token && !expired(session.token)) showApp();
-else endSession(session.token ? 'Your session has ended. Please log in again.' : '');
+else endSession(session.token ? t('ui.session.ended') : '');
 
 function showApp() {
   if (mode === 'accounts') {
@@ -150,6 +156,7 @@ function showApp() {
     sessionBar.hidden = false;
   }
   appView.hidden = false;
+  foot.hidden = false;
   domains.load();
   list.start();
   access.start(); // may show the admin section instead, when the address asks for it
@@ -190,7 +197,11 @@ function endSession(notice, { focus = false } = {}) {
   appView.hidden = true;
   sessionBar.hidden = true;
   const shared = pendingShare.get();
-  auth.show(shared ? `Log in to shorten the link you shared: ${shared}` : notice, { focus });
+  auth
+    .show(shared ? t('ui.session.loginToShorten', { url: shared }) : notice, { focus })
+    .then(() => {
+      foot.hidden = false;
+    });
 }
 
 /** True when the token's `exp` has passed; unreadable tokens are left to the server. */

@@ -4,6 +4,7 @@
 // says so, and whether the password form is offered at all).
 
 import { byId } from './dom.js';
+import { t } from './i18n.js';
 
 /** The server's answer to a registration when the operator has closed it */
 const REGISTRATION_CLOSED = 'Registration is closed';
@@ -43,23 +44,21 @@ export function createAuth({ api, registration, onLoggedIn }) {
       if (password) {
         const or = document.createElement('p');
         or.className = 'auth-or';
-        or.textContent = 'or with your email and password';
+        or.textContent = t('ui.auth.or');
         block.append(or);
       }
       form.before(block);
     }
     if (!password) {
       form.hidden = true;
-      byId('auth-lead').textContent = oidc
-        ? 'Sign in with your account at the identity provider.'
-        : 'Signing in is turned off on this kurz.';
+      byId('auth-lead').textContent = oidc ? t('ui.auth.oidcOnly') : t('ui.auth.off');
     }
   }
 
   /** Offers only login: the operator makes the accounts (kurz user add). */
   function closeRegistration() {
     form.querySelector('button[value="register"]')?.remove();
-    byId('auth-lead').textContent = 'New accounts are made by the operator of this kurz.';
+    byId('auth-lead').textContent = t('ui.auth.closed');
     // The password hint's rule is for new accounts (hidden text would still be read out
     // as a description, so the reference goes too).
     byId('auth-password-hint').hidden = true;

@@ -4,6 +4,7 @@
 
 import { openModal } from './dialog.js';
 import { byId } from './dom.js';
+import { t } from './i18n.js';
 
 /**
  * onDeleted(link) is called after the server deleted it; focusAfter(link) names where
@@ -25,8 +26,8 @@ export function createDeleter({ api, adminToken, domains, onDeleted, focusAfter 
     link = listed;
     after = null;
     error.textContent = '';
-    title.textContent = `Delete ${domains.nameOf(link)}?`;
-    what.textContent = `${domains.shortUrlOf(link)} will stop working at once, and its clicks and stats will be deleted. This cannot be undone.`;
+    title.textContent = t('ui.delete.ask', { name: domains.nameOf(link) });
+    what.textContent = t('ui.delete.what', { url: domains.shortUrlOf(link) });
     admin.prepare();
     openModal(dialog, {
       opener,
@@ -41,7 +42,7 @@ export function createDeleter({ api, adminToken, domains, onDeleted, focusAfter 
     error.textContent = '';
     const missing = admin.missing();
     if (missing !== null) {
-      error.textContent = 'Enter the admin token to delete links.';
+      error.textContent = t('ui.adminToken.neededDelete');
       missing.focus();
       return;
     }

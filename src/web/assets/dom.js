@@ -1,6 +1,8 @@
 // Small DOM and formatting helpers shared by the views. Server-provided text only ever
 // reaches the page through textContent or attributes set here, never as HTML.
 
+import { formatDateTime, formatNumber, t } from './i18n.js';
+
 /** The element with this id; a missing one is a bug in index.html, so fail loudly. */
 export function byId(id) {
   const element = document.getElementById(id);
@@ -18,17 +20,14 @@ export function isWebUrl(value) {
   return typeof value === 'string' && /^https?:\/\//.test(value);
 }
 
-// One formatter each, in the viewer's locale and time zone.
-const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-const countFormat = new Intl.NumberFormat();
-
+/** A date and time as the page's language writes it, in the viewer's time zone. */
 export function formatDate(iso) {
-  const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? iso : dateFormat.format(date);
+  return formatDateTime(iso);
 }
 
+/** A count as the page's language writes it. */
 export function formatCount(n) {
-  return countFormat.format(n);
+  return formatNumber(n);
 }
 
 /** An ISO instant as a datetime-local value in the viewer's time zone. */
@@ -43,10 +42,10 @@ export function toLocalInput(iso) {
 /** What a datetime-local field is read in: the viewer's zone, named when the browser knows it. */
 export function zoneHint() {
   const timeZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
-  return timeZone ? `In your time zone (${timeZone}).` : 'In your time zone.';
+  return timeZone ? t('ui.time.zoneNamed', { zone: timeZone }) : t('ui.time.zone');
 }
 
 /** How the page names an A/B variant by its place: Variant A, B, C, D (as the stats do). */
 export function variantName(index) {
-  return `Variant ${String.fromCharCode(65 + index)}`;
+  return t('ui.variant.name', { letter: String.fromCharCode(65 + index) });
 }

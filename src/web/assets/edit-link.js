@@ -7,6 +7,7 @@
 
 import { openModal } from './dialog.js';
 import { byId, toLocalInput, zoneHint } from './dom.js';
+import { t } from './i18n.js';
 import { createTagInput, sameTags } from './tag-input.js';
 
 /** onSaved(detail) gets the changed link; onError(message) a failure before the dialog opens. */
@@ -62,7 +63,7 @@ export function createEditor({ api, adminToken, domains, onSaved, onUnchanged, o
       if (opener.isConnected && opener.offsetParent !== null) show(body, opener);
     } catch (e) {
       const name = domains.nameOf(listed);
-      if (e.status !== 401) onError(`${name} could not be opened for editing: ${e.message}`);
+      if (e.status !== 401) onError(t('ui.edit.openFailed', { name, message: e.message }));
     } finally {
       opener.removeAttribute('aria-busy');
     }
@@ -93,7 +94,7 @@ export function createEditor({ api, adminToken, domains, onSaved, onUnchanged, o
       },
       () => {
         loading = null; // the next Edit tries again
-        throw new Error('The editor could not be loaded. Check your connection and try again.');
+        throw new Error(t('ui.edit.loadFailed'));
       },
     );
     return loading;
@@ -103,7 +104,7 @@ export function createEditor({ api, adminToken, domains, onSaved, onUnchanged, o
     link = detail;
     form.reset();
     error.textContent = '';
-    title.textContent = `Edit ${domains.nameOf(detail)}`;
+    title.textContent = t('ui.row.editFor', { name: domains.nameOf(detail) });
     url.value = detail.original_url;
     tags.set(detail.tags ?? []);
     shownExpiry = detail.expires_at === null ? '' : toLocalInput(detail.expires_at);
@@ -111,8 +112,8 @@ export function createEditor({ api, adminToken, domains, onSaved, onUnchanged, o
     (detail.expires_at === null ? never : at).checked = true;
     maxClicks.value = detail.max_clicks === null ? '' : String(detail.max_clicks);
     passwordNow.textContent = detail.password_protected
-      ? 'This link has a password.'
-      : 'This link has no password.';
+      ? t('ui.edit.hasPassword')
+      : t('ui.edit.noPassword');
     keep.checked = true;
     removeOption.hidden = !detail.password_protected;
     showChosen();
@@ -139,7 +140,7 @@ export function createEditor({ api, adminToken, domains, onSaved, onUnchanged, o
     }
     const missing = admin.missing();
     if (missing !== null) {
-      error.textContent = 'Enter the admin token to change links.';
+      error.textContent = t('ui.adminToken.neededEdit');
       missing.focus();
       return;
     }
@@ -181,15 +182,15 @@ export function createEditor({ api, adminToken, domains, onSaved, onUnchanged, o
     if (never.checked) {
       if (detail.expires_at !== null) changes.expires_at = null;
     } else if (expires.value === '') {
-      return 'Choose the date and time it expires, or Never.';
+      return t('ui.edit.chooseExpiry');
     } else if (detail.expires_at === null || expires.value !== shownExpiry) {
       // A datetime-local value has no zone: the browser reads it in the person's own.
       const moment = new Date(expires.value);
-      if (Number.isNaN(moment.getTime())) return 'That date and time is not valid.';
+      if (Number.isNaN(moment.getTime())) return t('ui.edit.badDate');
       changes.expires_at = moment.toISOString();
     }
 
-    if (maxClicks.validity.badInput) return 'Max clicks must be a whole number, or empty.';
+    if (maxClicks.validity.badInput) return t('ui.shorten.maxClicksInvalid');
     const limit = maxClicks.value.trim() === '' ? null : Number(maxClicks.value);
     if (limit !== detail.max_clicks) changes.max_clicks = limit;
 

@@ -9,6 +9,7 @@
 // a request of its own. A code is unique per domain only, so rows are kept by link id.
 
 import { byId, formatCount, formatDate, isWebUrl, setText } from './dom.js';
+import { t } from './i18n.js';
 import { createListFilters } from './list-filters.js';
 
 const PAGE_SIZE = 50;
@@ -100,14 +101,14 @@ export function createLinksList({ api, domains, onShowQr, onStats, onEdit, onDel
     time.textContent = formatDate(link.created_at);
     const current = () => links.get(link.id) ?? link;
     const qrButton = row.querySelector('.qr-button');
-    qrButton.setAttribute('aria-label', `QR code for ${shortUrl}`);
+    qrButton.setAttribute('aria-label', t('ui.row.qrFor', { url: shortUrl }));
     qrButton.addEventListener('click', () => onShowQr(current()));
     // The visible word comes first in each name, so speech input ("click Edit") finds it.
     const name = domains.nameOf(link);
     const actions = [
-      ['.stats-button', `Stats for ${name}`, onStats],
-      ['.edit-button', `Edit ${name}`, onEdit],
-      ['.delete-button', `Delete ${name}`, onDelete],
+      ['.stats-button', t('ui.row.statsFor', { name }), onStats],
+      ['.edit-button', t('ui.row.editFor', { name }), onEdit],
+      ['.delete-button', t('ui.row.deleteFor', { name }), onDelete],
     ];
     for (const [selector, label, action] of actions) {
       const button = row.querySelector(selector);
@@ -148,19 +149,19 @@ export function createLinksList({ api, domains, onShowQr, onStats, onEdit, onDel
     const wantedBadges = [];
     if (link.disabled) {
       const reason = link.disabled_reason
-        ? `Disabled by the operator: ${link.disabled_reason}`
-        : 'Disabled by the operator';
-      wantedBadges.push(['Disabled', 'badge-disabled', reason]);
+        ? t('ui.badge.disabledReason', { reason: link.disabled_reason })
+        : t('ui.badge.disabledBy');
+      wantedBadges.push([t('ui.badge.disabled'), 'badge-disabled', reason]);
     }
     if (link.status === 'expired') {
       const byTime = link.expires_at != null && Date.parse(link.expires_at) <= Date.now();
       const reason = byTime
-        ? `Expired on ${formatDate(link.expires_at)}`
-        : `Reached its limit of ${formatCount(link.max_clicks ?? 0)} clicks`;
-      wantedBadges.push(['Expired', 'badge-expired', reason]);
+        ? t('ui.badge.expiredOn', { date: formatDate(link.expires_at) })
+        : t('ui.badge.limitReached', { count: link.max_clicks ?? 0 });
+      wantedBadges.push([t('ui.badge.expired'), 'badge-expired', reason]);
     }
     if (link.password_protected) {
-      wantedBadges.push(['Password', 'badge-protected', 'Visitors must enter a password']);
+      wantedBadges.push([t('ui.badge.password'), 'badge-protected', t('ui.badge.passwordWhy')]);
     }
     const holder = row.querySelector('.badges');
     const key = wantedBadges.map((badge) => badge.join('|')).join('/');
@@ -175,7 +176,8 @@ export function createLinksList({ api, domains, onShowQr, onStats, onEdit, onDel
         if (kind === 'badge-disabled') {
           const more = document.createElement('span');
           more.className = 'visually-hidden';
-          more.textContent = reason.slice('Disabled'.length);
+          // Read out after the word: the rest of the reason, which starts with it.
+          more.textContent = reason.startsWith(text) ? reason.slice(text.length) : `: ${reason}`;
           badge.append(more);
         }
         return badge;
@@ -196,7 +198,7 @@ export function createLinksList({ api, domains, onShowQr, onStats, onEdit, onDel
         button.type = 'button';
         button.className = 'chip chip-button';
         button.textContent = tag;
-        button.title = `Show only links tagged ${tag}`;
+        button.title = t('ui.row.tagOnly', { tag });
         button.addEventListener('click', () => filters.showTag(tag));
         item.append(button);
         return item;
@@ -212,13 +214,14 @@ export function createLinksList({ api, domains, onShowQr, onStats, onEdit, onDel
     empty.hidden = count !== 0;
     setText(
       empty,
-      narrowed
-        ? `No links match ${filters.describe()}.`
-        : 'No links yet. Shorten one above and it shows here.',
+      narrowed ? t('ui.list.noMatch', { filters: filters.describe() }) : t('ui.list.none'),
     );
-    const shown = `${formatCount(offset + 1)}–${formatCount(offset + count)}`;
-    const of = `${formatCount(total)}${state.bounded ? '+' : ''}`;
-    setText(range, `${shown} of ${of}${narrowed ? ' matching' : ''}`);
+    const shown = {
+      from: offset + 1,
+      to: offset + count,
+      total: `${formatCount(total)}${state.bounded ? '+' : ''}`,
+    };
+    setText(range, t(narrowed ? 'ui.list.rangeMatching' : 'ui.list.range', shown));
     // aria-disabled rather than disabled: a disabled button drops keyboard focus.
     previous.setAttribute('aria-disabled', String(offset === 0));
     next.setAttribute('aria-disabled', String(offset + PAGE_SIZE >= total));
@@ -298,7 +301,7 @@ export function createLinksList({ api, domains, onShowQr, onStats, onEdit, onDel
       table.hidden = true;
       pager.hidden = true;
       empty.hidden = false;
-      empty.textContent = 'Loading links…';
+      empty.textContent = t('ui.list.loading');
       rows.clear();
       links.clear();
       error.textContent = '';

@@ -5,6 +5,7 @@
 // tag is chosen, "Stats for tag …" opens that tag's stats.
 
 import { byId } from './dom.js';
+import { t } from './i18n.js';
 
 const TEXT_DELAY_MS = 200;
 const DEFAULT_ORDER = 'created:desc';
@@ -48,7 +49,7 @@ export function createListFilters({ api, domains, onChange, onTagStats }) {
   });
 
   domains.onChange(() => {
-    domains.fill(domainSelect, 'All domains');
+    domains.fill(domainSelect, t('ui.list.allDomains'));
     domainField.hidden = !domains.several;
     if (!domains.several && domainSelect.value !== '') {
       domainSelect.value = '';
@@ -59,7 +60,7 @@ export function createListFilters({ api, domains, onChange, onTagStats }) {
   function showTagTools() {
     const tag = tagSelect.value;
     tagTools.hidden = tag === '';
-    tagStats.textContent = `Stats for tag ${tag}`;
+    tagStats.textContent = t('ui.list.tagStatsFor', { tag });
   }
 
   /** Makes sure `tag` can be chosen, even before (or without) the list of tags. */
@@ -92,10 +93,12 @@ export function createListFilters({ api, domains, onChange, onTagStats }) {
     /** What the empty list says it was filtered by. */
     describe() {
       const parts = [];
-      if (typed) parts.push(`“${typed}”`);
-      if (tagSelect.value) parts.push(`the tag ${tagSelect.value}`);
-      if (domains.several && domainSelect.value) parts.push(`the domain ${domainSelect.value}`);
-      return parts.join(' and ');
+      if (typed) parts.push(t('ui.filter.text', { text: typed }));
+      if (tagSelect.value) parts.push(t('ui.filter.tag', { tag: tagSelect.value }));
+      if (domains.several && domainSelect.value) {
+        parts.push(t('ui.filter.domain', { domain: domainSelect.value }));
+      }
+      return parts.reduce((first, second) => t('ui.filter.and', { first, second }));
     },
     /** Shows the links of `tag` (a row's chip was pressed); focus goes to the tag filter. */
     showTag(tag) {
@@ -117,8 +120,8 @@ export function createListFilters({ api, domains, onChange, onTagStats }) {
       if (turn !== tagsTurn || !Array.isArray(tags)) return;
       const chosen = tagSelect.value;
       tagSelect.replaceChildren(
-        new Option('All tags', ''),
-        ...tags.map((t) => new Option(`${t.tag} (${t.links})`, t.tag)),
+        new Option(t('ui.list.allTags'), ''),
+        ...tags.map((entry) => new Option(`${entry.tag} (${entry.links})`, entry.tag)),
       );
       if (chosen) ensureOption(chosen);
       tagSelect.value = chosen;
@@ -129,7 +132,7 @@ export function createListFilters({ api, domains, onChange, onTagStats }) {
       tagsTurn++;
       typed = '';
       text.value = '';
-      tagSelect.replaceChildren(new Option('All tags', ''));
+      tagSelect.replaceChildren(new Option(t('ui.list.allTags'), ''));
       domainSelect.value = '';
       order.value = DEFAULT_ORDER;
       showTagTools();

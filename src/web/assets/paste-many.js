@@ -3,7 +3,8 @@
 // URL with a Copy button, or the server's reason it was refused. The refused lines are
 // left in the box, to be corrected and sent again.
 
-import { byId, formatCount } from './dom.js';
+import { byId } from './dom.js';
+import { t } from './i18n.js';
 
 export const MAX_LINES = 1000;
 
@@ -28,7 +29,7 @@ export function createPasteMany({ api, domains, onCreated }) {
   function showCount() {
     const n = entries().length;
     count.textContent =
-      n === 0 ? '' : n > MAX_LINES ? `${formatCount(n)} URLs: too many` : plural(n, 'URL');
+      n === 0 ? '' : t(n > MAX_LINES ? 'ui.bulk.tooMany' : 'ui.bulk.count', { count: n });
   }
   lines.addEventListener('input', showCount);
 
@@ -39,10 +40,10 @@ export function createPasteMany({ api, domains, onCreated }) {
    */
   async function send({ domain, tags }) {
     const wanted = entries();
-    if (wanted.length === 0) return { refused: 'Paste at least one URL, one a line.' };
+    if (wanted.length === 0) return { refused: t('ui.bulk.none') };
     if (wanted.length > MAX_LINES) {
       return {
-        refused: `At most ${formatCount(MAX_LINES)} URLs at a time: this has ${formatCount(wanted.length)}.`,
+        refused: t('ui.bulk.atMost', { max: MAX_LINES, count: wanted.length }),
       };
     }
     const links = wanted.map(({ url }) => {
@@ -62,7 +63,7 @@ export function createPasteMany({ api, domains, onCreated }) {
     created = [];
     const failed = [];
     const items = wanted.map((entry, index) => {
-      const answer = results[index] ?? { status: 0, body: { error: 'No answer for this line.' } };
+      const answer = results[index] ?? { status: 0, body: { error: t('ui.bulk.noAnswer') } };
       const item = document.createElement('li');
       item.value = entry.line;
       const target = document.createElement('span');
@@ -80,7 +81,8 @@ export function createPasteMany({ api, domains, onCreated }) {
         item.className = 'bulk-line bulk-failed';
         const reason = document.createElement('span');
         reason.className = 'bulk-error';
-        reason.textContent = answer.body?.error ?? `Refused (HTTP ${answer.status}).`;
+        reason.textContent =
+          answer.body?.error ?? t('ui.bulk.refused', { status: String(answer.status) });
         item.append(target, reason);
       }
       return item;
@@ -91,11 +93,11 @@ export function createPasteMany({ api, domains, onCreated }) {
     copyAll.hidden = created.length === 0;
     status.textContent = '';
     result.hidden = false; // before the summary changes, so it is announced
-    let said = `${formatCount(created.length)} created, ${formatCount(failed.length)} failed.`;
-    if (failed.length > 0) {
-      said += ` The failed ${failed.length === 1 ? 'line is' : 'lines are'} left in the box to correct and send again.`;
-    }
-    summary.textContent = said;
+    const counts = { created: created.length, failed: failed.length };
+    summary.textContent =
+      failed.length === 0
+        ? t('ui.bulk.summary', counts)
+        : t('ui.bulk.summaryFailed', { ...counts, count: failed.length });
     return failed.length;
   }
 
@@ -111,14 +113,14 @@ export function createPasteMany({ api, domains, onCreated }) {
     const button = document.createElement('button');
     button.type = 'button';
     button.className = 'button small secondary';
-    button.textContent = 'Copy';
-    button.setAttribute('aria-label', `Copy ${shortUrl}`);
+    button.textContent = t('ui.result.copy');
+    button.setAttribute('aria-label', t('ui.bulk.copyOne', { url: shortUrl }));
     button.addEventListener('click', () => copy(shortUrl, `Copied ${shortUrl}`));
     return button;
   }
 
   copyAll.addEventListener('click', () =>
-    copy(created.join('\n'), `Copied ${plural(created.length, 'short link')}, one a line.`),
+    copy(created.join('\n'), t('ui.bulk.copied', { count: created.length })),
   );
 
   async function copy(text, done) {
@@ -127,8 +129,7 @@ export function createPasteMany({ api, domains, onCreated }) {
       await navigator.clipboard.writeText(text);
       status.textContent = done;
     } catch {
-      status.textContent =
-        'Copying is not available here: select the links and press Ctrl+C (⌘C on a Mac).';
+      status.textContent = t('ui.bulk.copyUnavailable');
     }
   }
 
@@ -148,8 +149,4 @@ export function createPasteMany({ api, domains, onCreated }) {
       result.hidden = true;
     },
   };
-}
-
-function plural(n, word) {
-  return `${formatCount(n)} ${word}${n === 1 ? '' : 's'}`;
 }

@@ -4,6 +4,7 @@
 // as they are typed, so the person sees what a chat app will show.
 
 import { element, field, input, section, uniqueId } from './editor-parts.js';
+import { t } from './i18n.js';
 
 export const TITLE_MAX = 200;
 export const DESCRIPTION_MAX = 500;
@@ -14,20 +15,17 @@ const IMAGE_PAUSE_MS = 300;
 
 /** url: the dialog's target URL field (a new target means the page is read anew). */
 export function createPreviewEditor({ url }) {
-  const part = section(
-    'Preview card',
-    'What Slack, WhatsApp, iMessage and other apps show when the short link is pasted. People are still sent straight on.',
-  );
+  const part = section(t('ui.preview.title'), t('ui.preview.lead'));
 
   const name = uniqueId('edit-preview-mode');
   const choice = element('fieldset', 'choice');
-  choice.append(element('legend', 'visually-hidden', 'Preview card'));
+  choice.append(element('legend', 'visually-hidden', t('ui.preview.title')));
   const options = element('div', 'options');
   const radios = {};
   for (const [value, text] of [
-    ['none', 'None'],
-    ['auto', 'Automatic, from the target page'],
-    ['custom', 'Custom'],
+    ['none', t('ui.preview.none')],
+    ['auto', t('ui.preview.auto')],
+    ['custom', t('ui.preview.custom')],
   ]) {
     const label = element('label', 'option');
     const radio = input('radio', { name, value });
@@ -41,7 +39,7 @@ export function createPreviewEditor({ url }) {
   const state = element('p', 'preview-state');
   const againLabel = element('label', 'option');
   const again = input('checkbox');
-  againLabel.append(again, ' Read the page again');
+  againLabel.append(again, ` ${t('ui.preview.again')}`);
   autoBox.append(state, againLabel);
 
   const title = input('text', { maxlength: TITLE_MAX });
@@ -51,13 +49,17 @@ export function createPreviewEditor({ url }) {
   const image = input('url', { inputmode: 'url', maxlength: IMAGE_MAX, placeholder: 'https://' });
   const customBox = element('div', 'preview-fields');
   customBox.append(
-    field('Title', title, `Up to ${TITLE_MAX} characters.`),
-    field('Description', description, `Up to ${DESCRIPTION_MAX} characters.`),
-    field('Image URL', image, 'An https:// address, up to 2,048 characters.'),
+    field(t('ui.preview.cardTitle'), title, t('ui.preview.upTo', { count: TITLE_MAX })),
+    field(
+      t('ui.preview.description'),
+      description,
+      t('ui.preview.upTo', { count: DESCRIPTION_MAX }),
+    ),
+    field(t('ui.preview.image'), image, t('ui.preview.imageHint', { count: IMAGE_MAX })),
   );
 
   const figure = element('figure', 'preview-figure');
-  const caption = element('figcaption', 'hint', 'How a chat app shows it');
+  const caption = element('figcaption', 'hint', t('ui.preview.caption'));
   const card = element('div', 'preview-card');
   const picture = element('img', 'preview-card-image');
   picture.alt = ''; // the card's words say what it is; the picture is its look
@@ -69,7 +71,7 @@ export function createPreviewEditor({ url }) {
   words.append(cardHost, cardTitle, cardDescription, pictureNote);
   card.append(picture, words);
   figure.append(caption, card);
-  const emptyNote = element('p', 'hint', 'The card shows here as you fill it in.');
+  const emptyNote = element('p', 'hint', t('ui.preview.empty'));
   part.body.append(choice, autoBox, customBox, figure, emptyNote);
 
   let stored = null; // the preview the dialog opened with (details' `preview`)
@@ -109,13 +111,21 @@ export function createPreviewEditor({ url }) {
   picture.addEventListener('error', () => {
     if (!picture.hasAttribute('src')) return;
     picture.hidden = true;
-    pictureNote.textContent = 'The image could not be loaded.';
+    pictureNote.textContent = t('ui.preview.imageFailed');
   });
 
   /** Shows what the choice needs, and the card as it stands. */
   function render() {
     const mode = chosen();
-    part.showState({ none: 'none', auto: 'automatic', custom: 'custom' }[mode]);
+    part.showState(
+      t(
+        {
+          none: 'ui.edit.stateNone',
+          auto: 'ui.preview.stateAuto',
+          custom: 'ui.preview.stateCustom',
+        }[mode],
+      ),
+    );
     autoBox.hidden = mode !== 'auto';
     customBox.hidden = mode !== 'custom';
     let shownCard = null;
@@ -138,14 +148,14 @@ export function createPreviewEditor({ url }) {
 
   /** The state of an automatic preview, in words. */
   function autoState() {
-    if (stored?.mode !== 'auto') return 'The target page is read once you save.';
-    if (!sameTarget()) return 'The new target page is read once you save.';
-    if (again.checked) return 'The page is read again once you save.';
-    if (stored.status === 'pending') return 'Reading the page…';
-    if (stored.status === 'failed') return `The page could not be read: ${stored.error}.`;
+    if (stored?.mode !== 'auto') return t('ui.preview.readOnSave');
+    if (!sameTarget()) return t('ui.preview.newReadOnSave');
+    if (again.checked) return t('ui.preview.againOnSave');
+    if (stored.status === 'pending') return t('ui.preview.reading');
+    if (stored.status === 'failed') return t('ui.preview.failed', { error: stored.error });
     return stored.title || stored.description || stored.image
-      ? 'Read from the target page:'
-      : 'The target page has no card to show.';
+      ? t('ui.preview.read')
+      : t('ui.preview.noCard');
   }
 
   const sameTarget = () => url.value.trim() === original;
@@ -196,11 +206,11 @@ export function createPreviewEditor({ url }) {
       }
       const given = typed();
       if (given.image !== '' && !isHttpsUrl(given.image)) {
-        return { message: 'Preview card: the image must be an https:// address.', control: image };
+        return { message: t('ui.preview.needsHttps'), control: image };
       }
       if (given.title === '' && given.description === '' && given.image === '') {
         return {
-          message: 'Preview card: give it a title, a description or an image, or choose None.',
+          message: t('ui.preview.needsSomething'),
           control: title,
         };
       }

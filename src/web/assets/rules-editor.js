@@ -14,34 +14,35 @@ import {
   select,
   uniqueId,
 } from './editor-parts.js';
+import { t } from './i18n.js';
 
 export const MAX_RULES = 20;
 export const MAX_CONDITIONS = 10;
 
 const TYPES = [
-  ['device', 'Device'],
-  ['os', 'Operating system'],
-  ['browser', 'Browser'],
-  ['language', 'Language'],
-  ['country', 'Country'],
-  ['query', 'Query parameter'],
-  ['after', 'From a time'],
-  ['before', 'Until a time'],
-  ['bot', 'Bot or person'],
+  ['device', t('ui.rules.type.device')],
+  ['os', t('ui.rules.type.os')],
+  ['browser', t('ui.rules.type.browser')],
+  ['language', t('ui.rules.type.language')],
+  ['country', t('ui.rules.type.country')],
+  ['query', t('ui.rules.type.query')],
+  ['after', t('ui.rules.type.after')],
+  ['before', t('ui.rules.type.before')],
+  ['bot', t('ui.rules.type.bot')],
 ];
 
 /** The types whose value is one of a few: [label, [value, text]…]. */
 const CHOICES = {
   device: [
-    'Device',
+    t('ui.rules.device'),
     [
-      ['mobile', 'Mobile'],
-      ['tablet', 'Tablet'],
-      ['desktop', 'Desktop'],
+      ['mobile', t('ui.rules.device.mobile')],
+      ['tablet', t('ui.rules.device.tablet')],
+      ['desktop', t('ui.rules.device.desktop')],
     ],
   ],
   os: [
-    'System',
+    t('ui.top.system'),
     [
       ['ios', 'iOS'],
       ['android', 'Android'],
@@ -51,7 +52,7 @@ const CHOICES = {
     ],
   ],
   browser: [
-    'Browser',
+    t('ui.top.browser'),
     [
       ['chrome', 'Chrome'],
       ['safari', 'Safari'],
@@ -62,10 +63,10 @@ const CHOICES = {
     ],
   ],
   bot: [
-    'Visitor',
+    t('ui.rules.visitor'),
     [
-      ['true', 'A bot or crawler'],
-      ['false', 'A person'],
+      ['true', t('ui.rules.visitor.bot')],
+      ['false', t('ui.rules.visitor.person')],
     ],
   ],
 };
@@ -74,13 +75,10 @@ const CHOICES = {
 const FIRST_CONDITION = { type: 'device', value: 'mobile' };
 
 export function createRulesEditor() {
-  const part = section(
-    'Redirect rules',
-    'The first rule whose conditions all match sends the visitor to its target; anyone else goes on to the A/B split or the target URL.',
-  );
+  const part = section(t('ui.rules.title'), t('ui.rules.lead'));
   const list = element('ol', 'rules');
-  list.setAttribute('aria-label', 'Redirect rules, in order');
-  const add = button('Add a rule', '', 'button small');
+  list.setAttribute('aria-label', t('ui.rules.list'));
+  const add = button(t('ui.rules.add'), '', 'button small');
   const count = element('span', 'hint');
   const tools = element('div', 'section-add');
   tools.append(add, count);
@@ -95,7 +93,7 @@ export function createRulesEditor() {
     rules.push(rule);
     list.append(rule.item);
     renumber();
-    part.say(`Added rule ${rules.length}.`);
+    part.say(t('ui.rules.added', { n: rules.length }));
     rule.url.focus();
   });
 
@@ -106,9 +104,9 @@ export function createRulesEditor() {
     const group = element('div', 'rule-box');
     group.setAttribute('role', 'group');
     group.setAttribute('aria-labelledby', title.id);
-    const up = button('Up');
-    const down = button('Down');
-    const remove = button('Remove', '', 'button small secondary danger');
+    const up = button(t('ui.rules.up'));
+    const down = button(t('ui.rules.down'));
+    const remove = button(t('ui.rules.remove'), '', 'button small secondary danger');
     const head = element('div', 'rule-head');
     const moves = element('div', 'rule-tools');
     moves.append(up, down, remove);
@@ -116,11 +114,11 @@ export function createRulesEditor() {
     const url = input('url', { inputmode: 'url', maxlength: 2048 });
     url.value = initial.url;
     const conditionList = element('ol', 'conditions');
-    const addCondition = button('Add a condition');
+    const addCondition = button(t('ui.rules.addCondition'));
     const conditionCount = element('span', 'hint');
     const conditionTools = element('div', 'section-add');
     conditionTools.append(addCondition, conditionCount);
-    const urlField = field('Target URL', url);
+    const urlField = field(t('ui.edit.url'), url);
     group.append(head, urlField, conditionList, conditionTools);
     item.append(group);
 
@@ -138,7 +136,9 @@ export function createRulesEditor() {
       rule.conditions.push(condition);
       conditionList.append(condition.item);
       renumber();
-      part.say(`Added condition ${rule.conditions.length} to rule ${rules.indexOf(rule) + 1}.`);
+      part.say(
+        t('ui.rules.conditionAdded', { k: rule.conditions.length, n: rules.indexOf(rule) + 1 }),
+      );
       condition.type.focus();
     });
     return rule;
@@ -158,7 +158,9 @@ export function createRulesEditor() {
     if (step < 0) rule.item.after(other.item);
     else rule.item.before(other.item);
     renumber();
-    part.say(`Rule ${from + 1} moved ${step < 0 ? 'up' : 'down'}: it is now rule ${to + 1}.`);
+    part.say(
+      t(step < 0 ? 'ui.rules.movedUp' : 'ui.rules.movedDown', { from: from + 1, to: to + 1 }),
+    );
   }
 
   function removeRule(rule) {
@@ -166,7 +168,7 @@ export function createRulesEditor() {
     rules.splice(at, 1);
     rule.item.remove();
     renumber();
-    part.say(`Removed rule ${at + 1}.`);
+    part.say(t('ui.rules.removed', { n: at + 1 }));
     // The same button of the rule now in its place, else of the one before, else Add.
     ((rules[at] ?? rules[at - 1])?.remove ?? add).focus();
   }
@@ -175,9 +177,9 @@ export function createRulesEditor() {
     const item = element('li', 'condition');
     const type = select(TYPES);
     type.value = initial.type;
-    const typeField = field('Condition', type);
+    const typeField = field(t('ui.rules.condition'), type);
     const values = element('div', 'condition-value');
-    const remove = button('Remove', '', 'button small secondary danger');
+    const remove = button(t('ui.rules.remove'), '', 'button small secondary danger');
     item.append(typeField, values, remove);
     const condition = { item, type, typeLabel: typeField.querySelector('label'), remove };
     condition.value = valueControl(initial);
@@ -193,7 +195,7 @@ export function createRulesEditor() {
       rule.conditions.splice(at, 1);
       item.remove();
       renumber();
-      part.say(`Removed condition ${at + 1} of rule ${rules.indexOf(rule) + 1}.`);
+      part.say(t('ui.rules.conditionRemoved', { k: at + 1, n: rules.indexOf(rule) + 1 }));
       ((rule.conditions[at] ?? rule.conditions[at - 1])?.remove ?? rule.addCondition).focus();
     });
     return condition;
@@ -203,24 +205,33 @@ export function createRulesEditor() {
   function renumber() {
     rules.forEach((rule, i) => {
       const n = i + 1;
-      rule.title.textContent = `Rule ${n}`;
-      relabel(rule.urlLabel, `Rule ${n}`, 'Target URL');
-      rule.up.setAttribute('aria-label', `Move rule ${n} up`);
-      rule.down.setAttribute('aria-label', `Move rule ${n} down`);
+      rule.title.textContent = t('ui.rules.name', { n });
+      relabel(rule.urlLabel, t('ui.rules.name', { n }), t('ui.edit.url'));
+      rule.up.setAttribute('aria-label', t('ui.rules.moveUp', { n }));
+      rule.down.setAttribute('aria-label', t('ui.rules.moveDown', { n }));
       rule.up.setAttribute('aria-disabled', String(i === 0));
       rule.down.setAttribute('aria-disabled', String(i === rules.length - 1));
-      rule.remove.setAttribute('aria-label', `Remove rule ${n}`);
-      rule.addCondition.setAttribute('aria-label', `Add a condition to rule ${n}`);
+      rule.remove.setAttribute('aria-label', t('ui.rules.removeRule', { n }));
+      rule.addCondition.setAttribute('aria-label', t('ui.rules.addConditionTo', { n }));
       rule.addCondition.disabled = rule.conditions.length >= MAX_CONDITIONS;
-      rule.conditionCount.textContent = `${rule.conditions.length} of ${MAX_CONDITIONS} conditions`;
+      rule.conditionCount.textContent = t('ui.rules.conditionCount', {
+        n: rule.conditions.length,
+        count: MAX_CONDITIONS,
+      });
       rule.conditions.forEach((condition, k) => {
-        relabel(condition.typeLabel, `Rule ${n}`, `Condition ${k + 1}`);
-        condition.remove.setAttribute('aria-label', `Remove condition ${k + 1} of rule ${n}`);
+        relabel(
+          condition.typeLabel,
+          t('ui.rules.name', { n }),
+          t('ui.rules.conditionN', { k: k + 1 }),
+        );
+        condition.remove.setAttribute('aria-label', t('ui.rules.removeCondition', { k: k + 1, n }));
       });
     });
     add.disabled = rules.length >= MAX_RULES;
-    count.textContent = `${rules.length} of ${MAX_RULES} rules`;
-    part.showState(rules.length === 0 ? 'none' : plural(rules.length, 'rule'));
+    count.textContent = t('ui.rules.count', { n: rules.length, count: MAX_RULES });
+    part.showState(
+      rules.length === 0 ? t('ui.edit.stateNone') : t('ui.rules.state', { count: rules.length }),
+    );
   }
 
   return {
@@ -242,11 +253,11 @@ export function createRulesEditor() {
       for (const [i, rule] of rules.entries()) {
         const url = rule.url.value.trim();
         if (url === '') {
-          return { message: `Rule ${i + 1}: enter its target URL.`, control: rule.url };
+          return { message: t('ui.rules.needsUrl', { n: i + 1 }), control: rule.url };
         }
         if (rule.conditions.length === 0) {
           return {
-            message: `Rule ${i + 1}: add a condition, or remove the rule.`,
+            message: t('ui.rules.needsCondition', { n: i + 1 }),
             control: rule.addCondition,
           };
         }
@@ -255,7 +266,7 @@ export function createRulesEditor() {
           const value = condition.value.read();
           if (typeof value === 'string') {
             return {
-              message: `Rule ${i + 1}, condition ${k + 1}: ${value}`,
+              message: t('ui.rules.conditionProblem', { n: i + 1, k: k + 1, problem: value }),
               control: firstControl(condition),
             };
           }
@@ -303,37 +314,35 @@ function valueControl(condition) {
       class: 'code-input',
     });
     code.value = condition.value ?? '';
-    const rule = language
-      ? 'A language code of 2 or 3 letters: the visitor’s first language.'
-      : 'A two-letter country code, ISO 3166.';
+    const rule = language ? t('ui.rules.languageRule') : t('ui.rules.countryRule');
     return {
-      fields: [field(language ? 'Language code' : 'Country code', code, rule)],
+      fields: [field(t(language ? 'ui.rules.languageCode' : 'ui.rules.countryCode'), code, rule)],
       read() {
         const value = code.value.trim();
         if (language) {
           return /^[a-z]{2,3}$/i.test(value)
             ? { type, value: value.toLowerCase() }
-            : 'enter a language code of 2 or 3 letters, such as de.';
+            : t('ui.rules.badLanguage');
         }
         return /^[a-z]{2}$/i.test(value)
           ? { type, value: value.toUpperCase() }
-          : 'enter a two-letter country code, such as DE.';
+          : t('ui.rules.badCountry');
       },
     };
   }
   if (type === 'query') {
     const name = input('text', { maxlength: 100, placeholder: 'ref' });
-    const wanted = input('text', { maxlength: 200, placeholder: 'any value' });
+    const wanted = input('text', { maxlength: 200, placeholder: t('ui.rules.anyValue') });
     name.value = condition.name ?? '';
     wanted.value = condition.value ?? '';
     return {
       fields: [
-        field('Parameter', name),
-        field('Value', wanted, 'Optional: empty matches any value.'),
+        field(t('ui.rules.parameter'), name),
+        field(t('ui.rules.value'), wanted, t('ui.rules.valueHint')),
       ],
       read() {
         const parameter = name.value.trim();
-        if (parameter === '') return 'enter the query parameter’s name, such as ref.';
+        if (parameter === '') return t('ui.rules.badParameter');
         return wanted.value === ''
           ? { type, name: parameter }
           : { type, name: parameter, value: wanted.value };
@@ -345,13 +354,13 @@ function valueControl(condition) {
   const shownAs = condition.value === undefined ? '' : toLocalInput(condition.value);
   when.value = shownAs;
   return {
-    fields: [field(type === 'after' ? 'From' : 'Until', when, zoneHint())],
+    fields: [field(t(type === 'after' ? 'ui.rules.from' : 'ui.rules.until'), when, zoneHint())],
     read() {
-      if (when.value === '') return 'choose a date and time.';
+      if (when.value === '') return t('ui.rules.needsTime');
       // Untouched, it is sent as it came, to the millisecond the field cannot show.
       if (when.value === shownAs) return { type, value: condition.value };
       const moment = new Date(when.value);
-      if (Number.isNaN(moment.getTime())) return 'that date and time is not valid.';
+      if (Number.isNaN(moment.getTime())) return t('ui.rules.badTime');
       return { type, value: moment.toISOString() };
     },
   };
@@ -372,8 +381,4 @@ function canonical(rule) {
         : { type: c.type, value: c.value },
     ),
   };
-}
-
-function plural(n, word) {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
 }

@@ -40,10 +40,22 @@ self.addEventListener('fetch', (event) => {
   if (url.pathname !== '/' && !url.pathname.startsWith('/assets/')) return;
   // The network first, so an online page is exactly the server's; the kept copy only
   // when there is no network. The page's query (a shared link) does not change the page.
+  // The page is in the person's language, which they may change: each page the network
+  // gives replaces the kept one, so an offline start shows the language last chosen.
+  const page = url.pathname === '/';
   event.respondWith(
-    fetch(request).catch(async () => {
-      const kept = await caches.match(url.pathname === '/' ? '/' : request, { cacheName: CACHE });
-      return kept ?? Response.error();
-    }),
+    fetch(request).then(
+      (response) => {
+        if (page && response.ok) {
+          const copy = response.clone();
+          event.waitUntil(caches.open(CACHE).then((cache) => cache.put('/', copy)));
+        }
+        return response;
+      },
+      async () => {
+        const kept = await caches.match(page ? '/' : request, { cacheName: CACHE });
+        return kept ?? Response.error();
+      },
+    ),
   );
 });

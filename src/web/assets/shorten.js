@@ -6,6 +6,7 @@
 // and the tags (tag-input.js).
 
 import { byId } from './dom.js';
+import { t } from './i18n.js';
 import { createPasteMany } from './paste-many.js';
 import { createTagInput } from './tag-input.js';
 import { createUtmBuilder } from './utm.js';
@@ -51,7 +52,7 @@ export function createShortener({ api, domains, onCreated }) {
     for (const part of form.querySelectorAll('[data-mode]')) {
       part.hidden = part.dataset.mode !== chosen;
     }
-    submit.textContent = chosen === 'many' ? 'Shorten all' : 'Shorten';
+    submit.textContent = t(chosen === 'many' ? 'ui.shorten.submitAll' : 'ui.shorten.submit');
     domainField.hidden = !domains.several;
     // The pair of domain and custom code: nothing in it to show, no empty row.
     byId('code-pair').hidden = domainField.hidden && chosen === 'many';
@@ -84,7 +85,7 @@ export function createShortener({ api, domains, onCreated }) {
     error.textContent = '';
     // A number field holding what is no number reads as empty: say so, not "no limit".
     if (mode() === 'one' && maxClicks.validity.badInput) {
-      error.textContent = 'Max clicks must be a whole number, or empty.';
+      error.textContent = t('ui.shorten.maxClicksInvalid');
       return {};
     }
     const chosenTags = tags.take(); // a tag still being typed counts; a bad one is said there
@@ -122,7 +123,7 @@ export function createShortener({ api, domains, onCreated }) {
     clearFields();
     many.hide();
     // The link object has no domain: it is the one chosen.
-    show({ ...link, domain: domain ?? domains.all()[0]?.domain }, 'Short link created');
+    show({ ...link, domain: domain ?? domains.all()[0]?.domain }, t('ui.result.created'));
     onCreated(link);
     return link;
   }
@@ -156,7 +157,7 @@ export function createShortener({ api, domains, onCreated }) {
       // Missing outside secure contexts (plain http on a non-localhost address).
       if (!navigator.clipboard) return false;
       await navigator.clipboard.writeText(text);
-      status.textContent = `Copied ${text}`;
+      status.textContent = t('ui.result.copied', { url: text });
       return true;
     } catch {
       return false; // no permission, or the window is not focused
@@ -167,8 +168,7 @@ export function createShortener({ api, domains, onCreated }) {
     if (!(await copyLink())) {
       // Select the link instead, so one keystroke copies it.
       getSelection()?.selectAllChildren(resultLink);
-      status.textContent =
-        'Copying is not available here. The link is selected: press Ctrl+C (⌘C on a Mac).';
+      status.textContent = t('ui.result.copySelected');
     }
   });
 
@@ -182,10 +182,10 @@ export function createShortener({ api, domains, onCreated }) {
     resultLink.replaceChildren(base, document.createElement('wbr'), link.short_code);
     resultTarget.textContent = link.original_url;
     resultTarget.title = link.original_url;
-    status.textContent = `${announcement}: ${shortUrl}`;
+    status.textContent = t('ui.result.announce', { what: announcement, url: shortUrl });
     result.hidden = false;
     releaseImages();
-    qr.alt = `QR code for ${shortUrl}`;
+    qr.alt = t('ui.row.qrFor', { url: shortUrl });
     download.download = `kurz-${domains.isDefault(link.domain) ? '' : `${link.domain}-`}${link.short_code}.png`;
     loadQr(link, turn);
   }
@@ -203,7 +203,7 @@ export function createShortener({ api, domains, onCreated }) {
       download.href = remember(URL.createObjectURL(png.body));
     } catch (e) {
       if (turn === shown && e.status !== 401) {
-        status.textContent = `The QR code could not be loaded: ${e.message}`;
+        status.textContent = t('ui.result.qrFailed', { message: e.message });
       }
     }
   }
@@ -247,7 +247,7 @@ export function createShortener({ api, domains, onCreated }) {
       url.value = target;
       utm.update();
       if (!waits) return;
-      sharedStatus.textContent = `A link was shared with kurz: press Shorten to make it. ${target}`;
+      sharedStatus.textContent = t('ui.shorten.sharedWaits', { url: target });
       submit.focus();
     },
     /** Forgets everything shown (on logout, so the next person sees none of it). */

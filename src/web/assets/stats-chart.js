@@ -6,25 +6,26 @@
 // and the CSP (no inline styles) is kept. Text only ever goes in through textContent.
 
 import { formatCount, variantName } from './dom.js';
+import { language, t } from './i18n.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 const HEIGHT = 220;
 const PAD = { top: 12, right: 8, bottom: 26, left: 8 };
 
 // The API's days are UTC days, so they are shown as such, whatever the viewer's zone.
-const dayFormat = new Intl.DateTimeFormat(undefined, {
+const dayFormat = new Intl.DateTimeFormat(language, {
   timeZone: 'UTC',
   month: 'short',
   day: 'numeric',
 });
-const fullDayFormat = new Intl.DateTimeFormat(undefined, { timeZone: 'UTC', dateStyle: 'medium' });
-const percentFormat = new Intl.NumberFormat(undefined, {
+const fullDayFormat = new Intl.DateTimeFormat(language, { timeZone: 'UTC', dateStyle: 'medium' });
+const percentFormat = new Intl.NumberFormat(language, {
   style: 'percent',
   maximumFractionDigits: 1,
 });
 let regionNames;
 try {
-  regionNames = new Intl.DisplayNames(undefined, { type: 'region' });
+  regionNames = new Intl.DisplayNames(language, { type: 'region' });
 } catch {
   regionNames = undefined; // an old browser: the codes alone
 }
@@ -32,20 +33,27 @@ try {
 const utc = (date) => new Date(`${date}T00:00:00Z`);
 export const shortDay = (date) => dayFormat.format(utc(date));
 export const longDay = (date) => fullDayFormat.format(utc(date));
-const clicksWord = (n) => `${formatCount(n)} ${n === 1 ? 'click' : 'clicks'}`;
+const clicksWord = (n) => t('ui.chart.clicks', { count: n });
 
 /** One sentence or three on the range: what a screen reader hears for the chart. */
 export function chartSummary(stats) {
   const { range, days } = stats;
-  const span = `${longDay(stats.from)} to ${longDay(stats.to)} (${days.length} UTC days)`;
-  if (range.clicks === 0) return `No clicks from ${span}.`;
+  const span = t('ui.chart.span', {
+    from: longDay(stats.from),
+    to: longDay(stats.to),
+    count: days.length,
+  });
+  if (range.clicks === 0) return t('ui.chart.none', { span });
   let busiest = days[0];
   for (const day of days) if (day.clicks > busiest.clicks) busiest = day;
-  return (
-    `${clicksWord(range.clicks)} from ${span}: ${formatCount(range.humans)} by humans, ` +
-    `${formatCount(range.bots)} by bots. Busiest day: ${longDay(busiest.date)}, ` +
-    `${clicksWord(busiest.clicks)}.`
-  );
+  return t('ui.chart.summary', {
+    clicks: clicksWord(range.clicks),
+    span,
+    humans: range.humans,
+    bots: range.bots,
+    day: longDay(busiest.date),
+    dayClicks: clicksWord(busiest.clicks),
+  });
 }
 
 /** The chart for `stats`, as wide as `width` CSS pixels (text stays at its real size). */
@@ -69,7 +77,7 @@ export function buildChart(stats, width) {
     'aria-labelledby': 'stats-chart-title stats-chart-desc',
   });
   svg.append(
-    svgText('title', `Clicks per day, ${shortDay(stats.from)} to ${shortDay(stats.to)}`, {
+    svgText('title', t('ui.chart.title', { from: shortDay(stats.from), to: shortDay(stats.to) }), {
       id: 'stats-chart-title',
     }),
     svgText('desc', chartSummary(stats), { id: 'stats-chart-desc' }),
@@ -152,7 +160,7 @@ export function buildChart(stats, width) {
 
   if (stats.range.clicks === 0) {
     svg.append(
-      svgText('text', 'No clicks in this range', {
+      svgText('text', t('ui.chart.empty'), {
         class: 'chart-empty',
         x: left + plotWidth / 2,
         y: PAD.top + plotHeight / 2,
@@ -168,8 +176,8 @@ export function buildLegend() {
   const list = document.createElement('ul');
   list.className = 'legend';
   for (const [kind, text] of [
-    ['swatch-human', 'Humans'],
-    ['swatch-bot', 'Bots'],
+    ['swatch-human', t('ui.stats.humans')],
+    ['swatch-bot', t('ui.stats.bots')],
   ]) {
     const item = document.createElement('li');
     const swatch = document.createElement('span');
@@ -186,8 +194,11 @@ export function buildDayTable(stats) {
   const table = document.createElement('table');
   table.className = 'data-table';
   const caption = document.createElement('caption');
-  caption.textContent = `Clicks per UTC day, ${longDay(stats.from)} to ${longDay(stats.to)}`;
-  table.append(caption, head(['Date', 'Clicks', 'Humans', 'Bots']));
+  caption.textContent = t('ui.chart.caption', { from: longDay(stats.from), to: longDay(stats.to) });
+  table.append(
+    caption,
+    head([t('ui.chart.date'), t('ui.list.clicks'), t('ui.stats.humans'), t('ui.stats.bots')]),
+  );
   const body = document.createElement('tbody');
   for (const day of stats.days) {
     const row = document.createElement('tr');
@@ -203,14 +214,14 @@ export function buildDayTable(stats) {
 }
 
 const TOP_LISTS = [
-  ['sources', 'Sources', 'Source'],
-  ['query_sources', 'Query sources', 'Source (?source=)'],
-  ['referrers', 'Referrers', 'Referrer'],
-  ['browsers', 'Browsers', 'Browser'],
-  ['operating_systems', 'Operating systems', 'System'],
-  ['devices', 'Devices', 'Device'],
-  ['countries', 'Countries', 'Country'],
-  ['routes', 'Routes', 'Route'],
+  ['sources', 'ui.top.sources', 'ui.top.source'],
+  ['query_sources', 'ui.top.querySources', 'ui.top.querySource'],
+  ['referrers', 'ui.top.referrers', 'ui.top.referrer'],
+  ['browsers', 'ui.top.browsers', 'ui.top.browser'],
+  ['operating_systems', 'ui.top.systems', 'ui.top.system'],
+  ['devices', 'ui.top.devices', 'ui.top.device'],
+  ['countries', 'ui.top.countries', 'ui.top.country'],
+  ['routes', 'ui.top.routes', 'ui.top.route'],
 ];
 
 /**
@@ -229,18 +240,18 @@ export function buildTopLists(stats, mode) {
     section.className = 'top-list';
     const title = document.createElement('h3');
     title.id = `stats-top-${key}`;
-    title.textContent = heading;
+    title.textContent = t(heading);
     section.append(title);
     if (entries.length === 0) {
       const none = document.createElement('p');
       none.className = 'hint';
-      none.textContent = 'None in this range.';
+      none.textContent = t('ui.top.none');
       section.append(none);
     } else {
       const table = document.createElement('table');
       table.className = 'data-table';
       table.setAttribute('aria-labelledby', title.id);
-      table.append(head([column, 'Clicks', 'Share']));
+      table.append(head([t(column), t('ui.list.clicks'), t('ui.top.share')]));
       const body = document.createElement('tbody');
       for (const entry of entries) {
         const row = document.createElement('tr');
@@ -262,7 +273,7 @@ export function buildTopLists(stats, mode) {
 
 /** A value as a person reads it: countries by name (and code), nothing as "Unknown". */
 function displayValue(key, value) {
-  if (value === null || value === undefined || value === '') return 'Unknown';
+  if (value === null || value === undefined || value === '') return t('ui.top.unknown');
   if (key === 'countries' && /^[A-Z]{2}$/.test(value)) {
     const name = regionNames?.of(value);
     return name && name !== value ? `${name} (${value})` : value;
@@ -273,11 +284,11 @@ function displayValue(key, value) {
 
 /** A route as the Edit dialog names its parts: `rule:0` is Rule 1, `variant:1` Variant B. */
 function routeName(value) {
-  if (value === 'default') return 'Default target';
+  if (value === 'default') return t('ui.top.defaultTarget');
   const [kind, place] = value.split(':');
   const index = Number(place);
   if (!Number.isInteger(index) || index < 0) return value;
-  if (kind === 'rule') return `Rule ${index + 1}`;
+  if (kind === 'rule') return t('ui.rules.name', { n: index + 1 });
   if (kind === 'variant' && index < 26) return variantName(index);
   return value;
 }

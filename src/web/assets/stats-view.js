@@ -7,6 +7,7 @@
 
 import { openModal } from './dialog.js';
 import { byId, formatCount } from './dom.js';
+import { language, t } from './i18n.js';
 import {
   buildChart,
   buildDayTable,
@@ -58,7 +59,7 @@ export function createStatsView({ api, mode, domains }) {
     if (subject === null) return;
     const range = period();
     if (!range.from || !range.to) {
-      error.textContent = 'Choose both dates, From and To.';
+      error.textContent = t('ui.stats.bothDates');
       return;
     }
     const mine = ++turn;
@@ -136,9 +137,9 @@ export function createStatsView({ api, mode, domains }) {
       link.click();
       // The download has started from the blob by then; a minute is more than enough.
       setTimeout(() => URL.revokeObjectURL(link.href), 60_000);
-      status.textContent = `Downloaded ${name}.`;
+      status.textContent = t('ui.stats.downloaded', { name });
     } catch (e) {
-      if (e.status !== 401) error.textContent = `The CSV could not be downloaded: ${e.message}`;
+      if (e.status !== 401) error.textContent = t('ui.stats.csvFailed', { message: e.message });
     } finally {
       csvButton.removeAttribute('aria-busy');
     }
@@ -174,7 +175,7 @@ export function createStatsView({ api, mode, domains }) {
           statsPath: (range) => domains.pathOf(link, '/stats', range),
           csv: { path: domains.pathOf(link, '/clicks.csv'), name: domains.csvNameOf(link) },
         },
-        `Stats for ${domains.nameOf(link)}`,
+        t('ui.row.statsFor', { name: domains.nameOf(link) }),
         { text: `${shortUrl} → ${link.original_url}`, title: link.original_url },
         opener,
       );
@@ -184,8 +185,8 @@ export function createStatsView({ api, mode, domains }) {
       const path = `/api/tags/${encodeURIComponent(tag)}/stats`;
       show(
         { statsPath: (range) => `${path}?${new URLSearchParams(range)}`, csv: null },
-        `Stats for tag ${tag}`,
-        { text: `The clicks of every link tagged ${tag}, together`, title: '' },
+        t('ui.list.tagStatsFor', { tag }),
+        { text: t('ui.stats.tagLead', { tag }), title: '' },
         opener,
       );
     },
@@ -199,7 +200,9 @@ function isoDay(date) {
   return date.toISOString().slice(0, 10);
 }
 
+const percent = new Intl.NumberFormat(language, { style: 'percent', maximumFractionDigits: 0 });
+
 function withShare(part, whole) {
   if (whole === 0) return formatCount(part);
-  return `${formatCount(part)} (${Math.round((part / whole) * 100)}%)`;
+  return `${formatCount(part)} (${percent.format(part / whole)})`;
 }

@@ -3,6 +3,8 @@
 // last one). The server's rule is checked here first, so a mistyped tag is named at
 // once: 1 to 32 letters, digits, - and _, at most 10 a link, kept lower-cased.
 
+import { t } from './i18n.js';
+
 export const TAG_PATTERN = /^[A-Za-z0-9_-]{1,32}$/;
 export const TAGS_PER_LINK = 10;
 
@@ -59,27 +61,27 @@ export function createTagInput({ input, chips, error, status }) {
     const tag = text.trim();
     if (tag === '') return true;
     if (!TAG_PATTERN.test(tag)) {
-      say(`“${tag}” is not a tag: use 1 to 32 letters, digits, - and _.`);
+      say(t('ui.tags.invalid', { tag }));
       return false;
     }
     const lower = tag.toLowerCase();
     error.textContent = '';
     if (tags.includes(lower)) return true;
     if (tags.length >= TAGS_PER_LINK) {
-      say(`At most ${TAGS_PER_LINK} tags a link.`);
+      say(t('ui.tags.tooMany', { count: TAGS_PER_LINK }));
       return false;
     }
     tags = [...tags, lower];
     render();
-    status.textContent = `Added tag ${lower}.`;
+    status.textContent = t('ui.tags.added', { tag: lower });
     return true;
   }
 
   function remove(tag) {
-    tags = tags.filter((t) => t !== tag);
+    tags = tags.filter((kept) => kept !== tag);
     error.textContent = '';
     render();
-    status.textContent = `Removed tag ${tag}.`;
+    status.textContent = t('ui.tags.removed', { tag });
     input.focus(); // the button pressed is gone
   }
 
@@ -99,7 +101,7 @@ export function createTagInput({ input, chips, error, status }) {
         button.type = 'button';
         button.className = 'chip-remove';
         button.textContent = '×';
-        button.setAttribute('aria-label', `Remove tag ${tag}`);
+        button.setAttribute('aria-label', t('ui.tags.remove', { tag }));
         button.addEventListener('click', () => remove(tag));
         chip.append(text, button);
         return chip;

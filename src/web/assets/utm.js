@@ -4,6 +4,7 @@
 // exact address the short link will lead to before it is made.
 
 import { byId } from './dom.js';
+import { t } from './i18n.js';
 
 export const UTM_FIELDS = ['utm_source', 'utm_medium', 'utm_campaign', 'utm_term', 'utm_content'];
 
@@ -71,7 +72,8 @@ export function createUtmBuilder({ url }) {
 
   function update() {
     const added = count();
-    summary.textContent = added === 0 ? 'Add UTM parameters' : `UTM parameters (${added} added)`;
+    summary.textContent =
+      added === 0 ? t('ui.shorten.utmSummary') : t('ui.shorten.utmAdded', { count: added });
     preview.hidden = added === 0;
     if (added === 0) {
       composed.textContent = ''; // the fields' description (aria-describedby) says nothing then

@@ -4,22 +4,20 @@
 
 import { variantName } from './dom.js';
 import { button, element, field, input, relabel, section } from './editor-parts.js';
+import { t } from './i18n.js';
 
 export const MIN_VARIANTS = 2;
 export const MAX_VARIANTS = 4;
 
 export function createVariantsEditor() {
-  const part = section(
-    'A/B split',
-    'Visitors no rule sent elsewhere are shared out by weight, and each keeps the target it got for 30 days.',
-  );
+  const part = section(t('ui.variants.title'), t('ui.variants.lead'));
   const list = element('ol', 'variants');
-  list.setAttribute('aria-label', 'Variants');
+  list.setAttribute('aria-label', t('ui.variants.list'));
   // Read out as it changes, politely: after the digit typed, not over it.
   const total = element('p', 'variants-total');
   total.setAttribute('aria-live', 'polite');
-  const add = button('Add an A/B split', '', 'button small');
-  const clear = button('Remove the split', '', 'button small secondary danger');
+  const add = button(t('ui.variants.addSplit'), '', 'button small');
+  const clear = button(t('ui.variants.removeSplit'), '', 'button small secondary danger');
   const count = element('span', 'hint');
   const tools = element('div', 'section-add');
   tools.append(add, clear, count);
@@ -40,8 +38,8 @@ export function createVariantsEditor() {
     update();
     part.say(
       added.length === 2
-        ? 'Added an A/B split of two variants, 50 each.'
-        : `Added ${variantName(rows.length - 1)}.`,
+        ? t('ui.variants.splitAdded')
+        : t('ui.variants.added', { name: variantName(rows.length - 1) }),
     );
     added[0].url.focus();
   });
@@ -50,7 +48,7 @@ export function createVariantsEditor() {
     rows = [];
     list.replaceChildren();
     update();
-    part.say('Removed the A/B split.');
+    part.say(t('ui.variants.splitRemoved'));
     add.focus();
   });
 
@@ -60,9 +58,9 @@ export function createVariantsEditor() {
     url.value = initial.url;
     const weight = input('number', { inputmode: 'numeric', min: 1, max: 100, step: 1 });
     weight.value = String(initial.weight);
-    const urlField = field('Target URL', url);
-    const weightField = field('Weight', weight);
-    const remove = button('Remove', '', 'button small secondary danger');
+    const urlField = field(t('ui.edit.url'), url);
+    const weightField = field(t('ui.variants.weight'), weight);
+    const remove = button(t('ui.rules.remove'), '', 'button small secondary danger');
     item.append(urlField, weightField, remove);
     const row = {
       item,
@@ -78,7 +76,7 @@ export function createVariantsEditor() {
       rows.splice(at, 1);
       item.remove();
       update();
-      part.say(`Removed ${variantName(at)}; the ones after it moved up a letter.`);
+      part.say(t('ui.variants.removed', { name: variantName(at) }));
       ((rows[at] ?? rows[at - 1])?.url ?? add).focus();
     });
     return row;
@@ -88,22 +86,25 @@ export function createVariantsEditor() {
   function update() {
     rows.forEach((row, i) => {
       const name = variantName(i);
-      row.urlLabel.textContent = `${name} target URL`;
-      relabel(row.weightLabel, name, 'Weight');
-      row.remove.setAttribute('aria-label', `Remove ${name}`);
+      row.urlLabel.textContent = t('ui.variants.url', { name });
+      relabel(row.weightLabel, name, t('ui.variants.weight'));
+      row.remove.setAttribute('aria-label', t('ui.variants.remove', { name }));
       // A split has two at least: the pair goes with "Remove the split".
       row.remove.hidden = rows.length <= MIN_VARIANTS;
     });
-    add.textContent = rows.length === 0 ? 'Add an A/B split' : 'Add a variant';
+    add.textContent = t(rows.length === 0 ? 'ui.variants.addSplit' : 'ui.variants.add');
     add.disabled = rows.length >= MAX_VARIANTS;
     clear.hidden = rows.length === 0;
-    count.textContent = rows.length === 0 ? '' : `${rows.length} of ${MAX_VARIANTS} variants`;
+    count.textContent =
+      rows.length === 0 ? '' : t('ui.variants.count', { n: rows.length, count: MAX_VARIANTS });
     const sum = weightSum();
     total.hidden = rows.length === 0;
     total.textContent = rows.length === 0 ? '' : totalText(sum);
     total.classList.toggle('variants-total-off', sum !== 100);
     part.showState(
-      rows.length === 0 ? 'none' : rows.map((row) => row.weight.value || '?').join(' / '),
+      rows.length === 0
+        ? t('ui.edit.stateNone')
+        : rows.map((row) => row.weight.value || '?').join(' / '),
     );
   }
 
@@ -128,12 +129,12 @@ export function createVariantsEditor() {
       for (const [i, row] of rows.entries()) {
         const url = row.url.value.trim();
         if (url === '') {
-          return { message: `${variantName(i)}: enter its target URL.`, control: row.url };
+          return { message: t('ui.variants.needsUrl', { name: variantName(i) }), control: row.url };
         }
         const weight = Number(row.weight.value);
         if (row.weight.value === '' || !Number.isInteger(weight) || weight < 1 || weight > 100) {
           return {
-            message: `${variantName(i)}: the weight must be a whole number from 1 to 100.`,
+            message: t('ui.variants.badWeight', { name: variantName(i) }),
             control: row.weight,
           };
         }
@@ -158,7 +159,5 @@ export function createVariantsEditor() {
 
 /** The total as the person reads it, saying what is wrong when it is not 100. */
 function totalText(sum) {
-  return sum === 100
-    ? 'Total: 100 of 100.'
-    : `Total: ${sum} of 100. The weights must add up to 100.`;
+  return sum === 100 ? t('ui.variants.total') : t('ui.variants.totalOff', { sum });
 }
