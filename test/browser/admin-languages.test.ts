@@ -1,10 +1,12 @@
 // The admin section, the API keys dialog, the sharing section and the report form in
 // German, French and Spanish, in Chromium against dist/kurz (run `bun run build` first):
 // the language comes from Accept-Language (the context's locale) or from the person's
-// choice (the kurz-lang cookie, over an English browser); the static text is translated
-// by the server (data-i18n), the views' texts by i18n.js's t() from the messages the
-// server puts in the page; counts take the language's plural forms and dates its format.
-// What people typed (an e-mail, a reason, a report's details, a key's name) stays text.
+// choice (the kurz-lang cookie, over an English browser). Two sources of text are checked:
+// the HTML's own (headings, tabs, labels, dialog titles: marked data-i18n, translated by
+// the server as it serves the page) and the scripts' (rows, statuses, confirmations,
+// counts with the language's plural forms, dates in its format: t() and formatDateTime of
+// i18n.js, over the messages the server puts in the page; the report form's page carries
+// its own). What people typed (a reason, a report's details, a key's name) stays text.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Browser, Locator, Page } from 'playwright-core';
@@ -335,17 +337,18 @@ describe('the admin section, API keys and sharing in other languages (accounts m
           async (kurz, page) => {
             const { ann, reports } = await scene(kurz);
             await signIn(page, kurz, ann, language);
-            // The server chose the language (ui-core's page rendering).
+            // The server chose the language.
             expect(await page.evaluate(() => document.documentElement.lang)).toBe(code);
 
-            // Figures: the section's static text, translated by the server.
+            // Figures: HTML text (the server's translation).
             await page.goto(`${kurz.url}/#admin`);
             await exact(page, 'heading', text.title).waitFor();
             const tabs = page.getByRole('navigation', { name: text.title });
             await waitForText(page.locator('#figure-users'), '3');
             expect(await page.locator('#figures dt').nth(1).textContent()).toBe(text.clicksToday);
 
-            // Users: the range, a badge, the plural of a user's links in the confirmation.
+            // Users (the scripts' text): the range, a badge, a date, the plural of a user's
+            // links in the confirmation (1 and 2).
             await tabs.getByRole('link', { name: text.tabs.users, exact: true }).click();
             await exact(page, 'heading', text.headings.users).waitFor();
             await waitForText(page.locator('#users-range'), text.usersRange);
@@ -442,7 +445,7 @@ describe('the admin section, API keys and sharing in other languages (accounts m
             await keys.locator('[data-close]').first().click();
             await keys.waitFor({ state: 'hidden' });
 
-            // Sharing: the section's text (server) and the bookmarklet's hint when clicked (t()).
+            // Sharing: the section's HTML text, and the script's hint when the bookmarklet is clicked.
             await page.goto(kurz.url);
             const share = page.locator('#share');
             expect(await share.locator('#share-title').textContent()).toBe(text.shareTitle);
