@@ -27,7 +27,7 @@ export function createAdminLinks({ api, mode, domains, dialog }) {
     prefix: 'admin-links',
     holder: 'admin-links-table',
     loadingText: t('admin.links.loading'),
-    emptyText: () => t(narrowed() ? 'admin.links.noMatch' : 'admin.links.none'),
+    emptyText: () => (narrowed() ? t('admin.links.noMatch') : t('admin.links.none')),
     keyOf,
     fetchPage(offset, limit) {
       const query = new URLSearchParams({ limit: String(limit), offset: String(offset) });
@@ -79,10 +79,10 @@ export function createAdminLinks({ api, mode, domains, dialog }) {
       setText(row.querySelector('.cell-count'), formatNumber(link.clicks ?? 0));
       // The visible word first in each name, so speech input ("click Disable") finds it.
       const toggle = row.querySelector('.disable-button');
-      setText(toggle, t(link.disabled ? 'admin.enable' : 'admin.disable'));
+      setText(toggle, link.disabled ? t('admin.enable') : t('admin.disable'));
       toggle.setAttribute(
         'aria-label',
-        t(link.disabled ? 'admin.enableLabel' : 'admin.disableLabel', { name }),
+        link.disabled ? t('admin.enableLabel', { name }) : t('admin.disableLabel', { name }),
       );
       row
         .querySelector('.delete-button')

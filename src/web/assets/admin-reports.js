@@ -9,13 +9,29 @@ import { createPagedList, forMode } from './admin-list.js';
 import { byId, setText } from './dom.js';
 import { formatDateTime, t } from './i18n.js';
 
-/** The reasons and resolutions the API names, and the lists' states: each has its message. */
-const REASONS = ['phishing', 'malware', 'spam', 'illegal', 'other'];
-const RESOLUTIONS = ['disable_link', 'disable_user', 'dismiss'];
+// The reasons and resolutions the API names, and what each list says when empty.
+const REASONS = {
+  phishing: () => t('admin.reason.phishing'),
+  malware: () => t('admin.reason.malware'),
+  spam: () => t('admin.reason.spam'),
+  illegal: () => t('admin.reason.illegal'),
+  other: () => t('admin.reason.other'),
+};
+const RESOLUTIONS = {
+  disable_link: () => t('admin.resolution.disable_link'),
+  disable_user: () => t('admin.resolution.disable_user'),
+  dismiss: () => t('admin.resolution.dismiss'),
+};
+/** The status line once a report is resolved by `action`. */
+const RESOLVED_BY = {
+  disable_link: (id) => t('admin.reports.resolvedBy.disable_link', { id }),
+  disable_user: (id) => t('admin.reports.resolvedBy.disable_user', { id }),
+  dismiss: (id) => t('admin.reports.resolvedBy.dismiss', { id }),
+};
 const EMPTY = {
-  waiting: 'admin.reports.emptyWaiting',
-  resolved: 'admin.reports.emptyResolved',
-  all: 'admin.reports.emptyAll',
+  waiting: () => t('admin.reports.emptyWaiting'),
+  resolved: () => t('admin.reports.emptyResolved'),
+  all: () => t('admin.reports.emptyAll'),
 };
 
 export function createAdminReports({ api, mode, dialog }) {
@@ -28,7 +44,7 @@ export function createAdminReports({ api, mode, dialog }) {
     prefix: 'reports',
     holder: 'reports-rows',
     loadingText: t('admin.reports.loading'),
-    emptyText: () => t(EMPTY[show.value] ?? EMPTY.all),
+    emptyText: () => (EMPTY[show.value] ?? EMPTY.all)(),
     keyOf: (report) => report.id,
     fetchPage(offset, limit) {
       const query = new URLSearchParams({
@@ -56,9 +72,7 @@ export function createAdminReports({ api, mode, dialog }) {
       return item;
     },
     fillRow(item, report) {
-      const reason = REASONS.includes(report.reason)
-        ? t(`admin.reason.${report.reason}`)
-        : report.reason;
+      const reason = REASONS[report.reason]?.() ?? report.reason;
       setText(
         item.querySelector('.report-title'),
         t('admin.reports.heading', { name: nameOf(report), reason }),
@@ -77,9 +91,8 @@ export function createAdminReports({ api, mode, dialog }) {
       const resolved = report.resolved_at != null;
       item.querySelector('.report-resolution-fact').hidden = !resolved;
       if (resolved) {
-        const what = RESOLUTIONS.includes(report.resolution)
-          ? t(`admin.resolution.${report.resolution}`)
-          : (report.resolution ?? t('admin.resolution.none'));
+        const what =
+          RESOLUTIONS[report.resolution]?.() ?? report.resolution ?? t('admin.resolution.none');
         setText(
           item.querySelector('.report-resolution'),
           t('admin.reports.resolvedAt', { what, date: formatDateTime(report.resolved_at) }),
@@ -117,7 +130,9 @@ export function createAdminReports({ api, mode, dialog }) {
     const link = report.link;
     if (link === null || link === undefined) return t('admin.reports.linkDeleted');
     const count = link.clicks ?? 0;
-    return t(link.disabled ? 'admin.reports.linkDisabled' : 'admin.reports.linkWorking', { count });
+    return link.disabled
+      ? t('admin.reports.linkDisabled', { count })
+      : t('admin.reports.linkWorking', { count });
   }
 
   function hostOf(url) {
@@ -169,7 +184,7 @@ export function createAdminReports({ api, mode, dialog }) {
         const [neighbour] = list.neighbours(report.id);
         if (show.value === 'waiting') list.remove(report.id);
         else list.update(resolved);
-        list.say(t(`admin.reports.resolvedBy.${action}`, { id }));
+        list.say(RESOLVED_BY[action](id));
         const next = show.value === 'waiting' ? neighbour : null;
         return next?.querySelector('.report-actions .button:not([hidden])') ?? heading;
       },

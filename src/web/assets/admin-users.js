@@ -8,7 +8,10 @@ import { badge, createPagedList, setBadges, whenTyped } from './admin-list.js';
 import { byId, setText } from './dom.js';
 import { formatDateTime, formatNumber, t } from './i18n.js';
 
-const SIGN_IN = { password: 'admin.signIn.password', oidc: 'admin.signIn.oidc' };
+const SIGN_IN = {
+  password: () => t('admin.signIn.password'),
+  oidc: () => t('admin.signIn.oidc'),
+};
 
 export function createAdminUsers({ api, dialog, session }) {
   const section = byId('admin-users');
@@ -60,7 +63,7 @@ export function createAdminUsers({ api, dialog, session }) {
       created.dateTime = user.created_at;
       setText(created, formatDateTime(user.created_at));
       setText(row.querySelector('.cell-count'), formatNumber(user.links ?? 0));
-      const ways = (user.sign_in ?? []).map((way) => (SIGN_IN[way] ? t(SIGN_IN[way]) : way));
+      const ways = (user.sign_in ?? []).map((way) => SIGN_IN[way]?.() ?? way);
       setText(
         row.querySelector('.cell-sign-in'),
         ways.length > 0 ? ways.join(', ') : t('admin.users.signInNone'),
@@ -68,16 +71,20 @@ export function createAdminUsers({ api, dialog, session }) {
       // The visible word first in each name, so speech input ("click Disable") finds it.
       const disable = row.querySelector('.disable-button');
       const email = user.email;
-      setText(disable, t(user.disabled ? 'admin.enable' : 'admin.disable'));
+      setText(disable, user.disabled ? t('admin.enable') : t('admin.disable'));
       disable.setAttribute(
         'aria-label',
-        t(user.disabled ? 'admin.enableLabel' : 'admin.disableLabel', { name: email }),
+        user.disabled
+          ? t('admin.enableLabel', { name: email })
+          : t('admin.disableLabel', { name: email }),
       );
       const admin = row.querySelector('.admin-button');
-      setText(admin, t(user.admin ? 'admin.users.removeAdmin' : 'admin.users.makeAdmin'));
+      setText(admin, user.admin ? t('admin.users.removeAdmin') : t('admin.users.makeAdmin'));
       admin.setAttribute(
         'aria-label',
-        t(user.admin ? 'admin.users.removeAdminLabel' : 'admin.users.makeAdminLabel', { email }),
+        user.admin
+          ? t('admin.users.removeAdminLabel', { email })
+          : t('admin.users.makeAdminLabel', { email }),
       );
       row
         .querySelector('.remove-button')
@@ -98,17 +105,22 @@ export function createAdminUsers({ api, dialog, session }) {
     try {
       const { body } = await api.patch(`/api/admin/users/${user.id}`, patch);
       list.update(body ?? { ...user, ...patch });
-      list.say(t(describe(patch), { email: user.email }));
+      list.say(changed(patch, user.email));
     } catch (e) {
       if (e.status !== 401) list.fail(e.message);
     }
   }
 
-  function describe(patch) {
+  /** What the status line says once `patch` is done to the user of `email`. */
+  function changed(patch, email) {
     if (patch.disabled !== undefined) {
-      return patch.disabled ? 'admin.users.disabled' : 'admin.users.enabled';
+      return patch.disabled
+        ? t('admin.users.disabled', { email })
+        : t('admin.users.enabled', { email });
     }
-    return patch.admin ? 'admin.users.madeAdmin' : 'admin.users.noLongerAdmin';
+    return patch.admin
+      ? t('admin.users.madeAdmin', { email })
+      : t('admin.users.noLongerAdmin', { email });
   }
 
   function confirmRemove(user, opener) {
@@ -124,8 +136,12 @@ export function createAdminUsers({ api, dialog, session }) {
         await api.delete(`/api/admin/users/${user.id}?links=${what}`);
         const [neighbour] = list.neighbours(user.id);
         list.remove(user.id);
-        const removed = what === 'delete' ? 'admin.users.removedWithLinks' : 'admin.users.removed';
-        list.say(t(removed, { email: user.email }));
+        const email = user.email;
+        list.say(
+          what === 'delete'
+            ? t('admin.users.removedWithLinks', { email })
+            : t('admin.users.removed', { email }),
+        );
         return neighbour?.querySelector('.remove-button:not([hidden])') ?? heading;
       },
     });

@@ -10,7 +10,7 @@ import { formatDateTime, t } from './i18n.js';
 import { createRevoker } from './revoke-key.js';
 import { downloadSharexProfile } from './share.js';
 
-const SCOPES = { read: 'keys.scope.read', write: 'keys.scope.write' };
+const SCOPES = { read: () => t('keys.scope.read'), write: () => t('keys.scope.write') };
 
 export function createKeysView({ api, baseUrl }) {
   const dialog = byId('keys-dialog');
@@ -111,10 +111,7 @@ export function createKeysView({ api, baseUrl }) {
   function fillRow(row, key) {
     setText(row.querySelector('.cell-key-name'), key.name);
     setText(row.querySelector('.cell-key-prefix code'), `${key.prefix}…`);
-    setText(
-      row.querySelector('.cell-key-scope'),
-      SCOPES[key.scope] ? t(SCOPES[key.scope]) : key.scope,
-    );
+    setText(row.querySelector('.cell-key-scope'), SCOPES[key.scope]?.() ?? key.scope);
     const created = row.querySelector('.cell-key-created time');
     created.dateTime = key.created_at;
     setText(created, formatDateTime(key.created_at));
