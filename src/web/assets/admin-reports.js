@@ -100,6 +100,7 @@ export function createAdminReports({ api, mode, dialog }) {
       }
       // Only a waiting report is resolved; a link that is gone can only be dismissed.
       const name = nameOf(report);
+      // An id is a name, not an amount: as text, so no language groups its digits.
       const id = String(report.id);
       const buttons = [
         ['.disable-link-button', t('admin.reports.disableLinkLabel', { name }), link !== null],
