@@ -461,6 +461,66 @@ describe('the admin section, API keys and sharing in other languages (accounts m
   }
 });
 
+describe('the admin section in Spanish, open mode', () => {
+  test(
+    "the admin token's dialog and its messages; a report dismissed, said in the language",
+    async () => {
+      await withKurz(
+        browser,
+        ['--mode', 'open', '--admin-token', ADMIN_TOKEN],
+        async (kurz, page) => {
+          await createLinks(kurz.url, [{ url: 'https://example.com/s', custom_code: 'sp' }]);
+          const reported = await call(kurz.url, 'POST', '/api/reports', {
+            json: { code: 'sp', reason: 'spam' },
+          });
+          expect(reported.status).toBe(201);
+          await page.goto(kurz.url);
+          await page.locator('#admin-enter').click();
+          const dialog = exact(page, 'dialog', 'Administración');
+          await dialog.waitFor();
+          const submit = dialog.getByRole('button', { name: 'Abrir la administración' });
+          await submit.click();
+          await waitForText(
+            dialog.locator('#admin-token-error'),
+            'Introducir el token de administración.',
+          );
+          await dialog.getByLabel('Token de administración').fill('not-the-admin-token');
+          await submit.click();
+          await waitForText(
+            dialog.locator('#admin-token-error'),
+            'El token de administración no fue aceptado (Unauthorized).',
+          );
+          await dialog.getByLabel('Token de administración').fill(ADMIN_TOKEN);
+          await submit.click();
+          await exact(page, 'heading', 'Cifras').waitFor();
+
+          await page
+            .getByRole('navigation', { name: 'Administración' })
+            .getByRole('link', { name: 'Denuncias', exact: true })
+            .click();
+          const id = String(reported.json.id);
+          const dismiss = page.locator('#reports-rows .report .dismiss-button');
+          await dismiss.waitFor();
+          expect(await dismiss.getAttribute('aria-label')).toMatch(
+            new RegExp(`^Descartar la denuncia ${id} sobre \\S+/sp$`),
+          );
+          await dismiss.click();
+          const confirm = exact(page, 'dialog', `¿Descartar la denuncia ${id}?`);
+          await confirm.waitFor();
+          await confirm.getByRole('button', { name: 'Descartar', exact: true }).click();
+          await waitForText(
+            page.locator('#reports-status'),
+            `Denuncia ${id} resuelta: descartada.`,
+          );
+          await waitForText(page.locator('#reports-empty'), 'No hay denuncias pendientes.');
+        },
+        { locale: 'es-ES' },
+      );
+    },
+    TIMEOUT,
+  );
+});
+
 describe('the report form in German', () => {
   test(
     "the script's own messages (a refused report, no connection) are in the page's language",
