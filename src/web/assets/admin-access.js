@@ -7,9 +7,9 @@
 
 import { openModal } from './dialog.js';
 import { byId } from './dom.js';
+import { t } from './i18n.js';
 
 const VIEWS = ['figures', 'users', 'links', 'reports', 'blocklist'];
-const TOKEN_REFUSED = 'The admin token was not accepted (Unauthorized).';
 
 /** appView: the links' view, which the admin section takes the place of. */
 export function createAdminAccess({ api, mode, adminToken, domains, session, appView }) {
@@ -39,10 +39,10 @@ export function createAdminAccess({ api, mode, adminToken, domains, session, app
         // the section. Either mode: 403 means this person is no longer an admin.
         if (mode === 'open' && e.status === 401) {
           adminToken.forget();
-          announce.textContent = `${TOKEN_REFUSED} The admin section is closed.`;
+          announce.textContent = t('admin.access.tokenRefusedClosed');
         } else if (e.status === 403) {
           setAdmin(false);
-          announce.textContent = 'You are no longer an admin here: the admin section is closed.';
+          announce.textContent = t('admin.access.demoted');
         }
         throw e;
       }
@@ -116,7 +116,7 @@ export function createAdminAccess({ api, mode, adminToken, domains, session, app
         if (active && admin && viewOf(location.hash) === view) loaded.show(view, { focus });
       },
       () => {
-        announce.textContent = 'The admin section could not be loaded. Reload the page.';
+        announce.textContent = t('admin.access.loadFailed');
       },
     );
   }
@@ -147,7 +147,7 @@ export function createAdminAccess({ api, mode, adminToken, domains, session, app
     if (busy) return;
     const token = input.value.trim();
     if (token === '') {
-      error.textContent = 'Enter the admin token.';
+      error.textContent = t('admin.token.empty');
       input.focus();
       return;
     }
@@ -161,7 +161,7 @@ export function createAdminAccess({ api, mode, adminToken, domains, session, app
       setAdmin(true);
       dialog.close();
     } catch (e) {
-      error.textContent = e.status === 401 ? TOKEN_REFUSED : e.message;
+      error.textContent = e.status === 401 ? t('admin.access.tokenRefused') : e.message;
       input.select();
     } finally {
       busy = false;

@@ -5,7 +5,8 @@
 // it is the operator's, changed where it lives.
 
 import { createPagedList } from './admin-list.js';
-import { byId, formatDate, setText } from './dom.js';
+import { byId, setText } from './dom.js';
+import { formatDateTime, t } from './i18n.js';
 
 export function createAdminBlocklist({ api, dialog }) {
   const section = byId('admin-blocklist');
@@ -21,8 +22,8 @@ export function createAdminBlocklist({ api, dialog }) {
     prefix: 'blocklist',
     holder: 'blocklist',
     paged: false,
-    loadingText: 'Loading the blocklist…',
-    emptyText: () => 'No host is blocked here.',
+    loadingText: t('admin.blocklist.loading'),
+    emptyText: () => t('admin.blocklist.empty'),
     keyOf: (entry) => entry.host,
     fetchPage: () => api.get('/api/admin/blocklist'),
     createRow(key) {
@@ -36,9 +37,11 @@ export function createAdminBlocklist({ api, dialog }) {
       setText(row.querySelector('.cell-reason'), entry.reason ?? '');
       const added = row.querySelector('.cell-date time');
       added.dateTime = entry.created_at;
-      setText(added, formatDate(entry.created_at));
+      setText(added, formatDateTime(entry.created_at));
       // The visible word first, so speech input ("click Remove") finds it.
-      row.querySelector('.unblock-button').setAttribute('aria-label', `Remove ${entry.host}`);
+      row
+        .querySelector('.unblock-button')
+        .setAttribute('aria-label', t('admin.blocklist.removeLabel', { host: entry.host }));
     },
   });
 
@@ -49,7 +52,7 @@ export function createAdminBlocklist({ api, dialog }) {
     formError.textContent = '';
     const wanted = host.value.trim();
     if (wanted === '') {
-      formError.textContent = 'Enter a host to block, such as phish.example.';
+      formError.textContent = t('admin.blocklist.enterHost');
       host.focus();
       return;
     }
@@ -60,7 +63,7 @@ export function createAdminBlocklist({ api, dialog }) {
     try {
       const { body: added } = await api.post('/api/admin/blocklist', body);
       form.reset();
-      list.say(`Blocked ${added?.host ?? wanted} for new links.`);
+      list.say(t('admin.blocklist.blocked', { host: added?.host ?? wanted }));
       list.load();
       host.focus();
     } catch (e) {
@@ -85,7 +88,7 @@ export function createAdminBlocklist({ api, dialog }) {
     }
     const [neighbour] = list.neighbours(entry.host);
     list.remove(entry.host);
-    list.say(`Removed ${entry.host} from the blocklist.`);
+    list.say(t('admin.blocklist.removed', { host: entry.host }));
     (neighbour?.querySelector('.unblock-button') ?? (button.isConnected ? button : host)).focus();
   }
 

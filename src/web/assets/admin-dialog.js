@@ -5,6 +5,7 @@
 
 import { openModal } from './dialog.js';
 import { byId } from './dom.js';
+import { t } from './i18n.js';
 
 export function createAdminDialog() {
   const dialog = byId('admin-dialog');
@@ -51,7 +52,7 @@ export function createAdminDialog() {
     linksField.hidden = !links;
     reasonField.hidden = !withReason;
     blockField.hidden = host === null;
-    blockLabel.textContent = host === null ? '' : `Also block ${host} for new links`;
+    blockLabel.textContent = host === null ? '' : t('admin.dialog.blockHost', { host });
     openModal(dialog, {
       opener,
       focus: withReason ? reason : cancel,

@@ -1,7 +1,8 @@
 // The admin section's figures: GET /api/admin/overview (links, clicks today, users,
 // reports waiting, disabled links, blocked hosts), read each time the view is shown.
 
-import { byId, formatCount, setText } from './dom.js';
+import { byId, setText } from './dom.js';
+import { formatNumber } from './i18n.js';
 
 const FIGURES = {
   links: 'figure-links',
@@ -27,7 +28,7 @@ export function createAdminFigures({ api }) {
       error.textContent = '';
       for (const [field, id] of Object.entries(FIGURES)) {
         const value = body[field];
-        setText(byId(id), typeof value === 'number' ? formatCount(value) : '–');
+        setText(byId(id), typeof value === 'number' ? formatNumber(value) : '–');
       }
     } catch (e) {
       if (turn === generation && e.status !== 401) error.textContent = e.message;

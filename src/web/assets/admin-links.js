@@ -6,7 +6,8 @@
 // reported phishing page should not be one click from it.
 
 import { badge, createPagedList, forMode, setBadges, whenTyped } from './admin-list.js';
-import { byId, formatCount, formatDate, setText } from './dom.js';
+import { byId, setText } from './dom.js';
+import { formatDateTime, formatNumber, t } from './i18n.js';
 
 export function createAdminLinks({ api, mode, domains, dialog }) {
   const section = byId('admin-links');
@@ -25,8 +26,8 @@ export function createAdminLinks({ api, mode, domains, dialog }) {
   const list = createPagedList({
     prefix: 'admin-links',
     holder: 'admin-links-table',
-    loadingText: 'Loading links…',
-    emptyText: () => (narrowed() ? 'No link matches the search.' : 'No links yet.'),
+    loadingText: t('admin.links.loading'),
+    emptyText: () => (narrowed() ? t('admin.links.noMatch') : t('admin.links.none')),
     keyOf,
     fetchPage(offset, limit) {
       const query = new URLSearchParams({ limit: String(limit), offset: String(offset) });
@@ -57,25 +58,35 @@ export function createAdminLinks({ api, mode, domains, dialog }) {
       setText(shortLink, link.short_url.replace(/^https?:\/\//, ''));
       const badges = [];
       if (link.disabled) {
-        const since = link.disabled_at ? `since ${formatDate(link.disabled_at)}` : '';
-        badges.push(badge('Disabled', 'badge-disabled', since));
+        const since = link.disabled_at
+          ? t('admin.badge.since', { date: formatDateTime(link.disabled_at) })
+          : '';
+        badges.push(badge(t('admin.badge.disabled'), 'badge-disabled', since));
       }
       setBadges(row.querySelector('.badges'), badges);
       const target = row.querySelector('.target');
       setText(target, link.original_url);
       target.title = link.original_url;
-      const reason = link.disabled && link.disabled_reason ? `Reason: ${link.disabled_reason}` : '';
+      const reason =
+        link.disabled && link.disabled_reason
+          ? t('admin.links.reason', { reason: link.disabled_reason })
+          : '';
       setText(row.querySelector('.disabled-reason'), reason);
-      setText(row.querySelector('.cell-owner'), link.owner?.email ?? 'No owner');
+      setText(row.querySelector('.cell-owner'), link.owner?.email ?? t('admin.noOwner'));
       const created = row.querySelector('.cell-date time');
       created.dateTime = link.created_at;
-      setText(created, formatDate(link.created_at));
-      setText(row.querySelector('.cell-count'), formatCount(link.clicks ?? 0));
+      setText(created, formatDateTime(link.created_at));
+      setText(row.querySelector('.cell-count'), formatNumber(link.clicks ?? 0));
       // The visible word first in each name, so speech input ("click Disable") finds it.
       const toggle = row.querySelector('.disable-button');
-      setText(toggle, link.disabled ? 'Enable' : 'Disable');
-      toggle.setAttribute('aria-label', `${link.disabled ? 'Enable' : 'Disable'} ${name}`);
-      row.querySelector('.delete-button').setAttribute('aria-label', `Delete ${name}`);
+      setText(toggle, link.disabled ? t('admin.enable') : t('admin.disable'));
+      toggle.setAttribute(
+        'aria-label',
+        link.disabled ? t('admin.enableLabel', { name }) : t('admin.disableLabel', { name }),
+      );
+      row
+        .querySelector('.delete-button')
+        .setAttribute('aria-label', t('admin.links.deleteLabel', { name }));
     },
   });
 
@@ -98,7 +109,7 @@ export function createAdminLinks({ api, mode, domains, dialog }) {
   showDomains();
 
   function showDomains() {
-    domains.fill(domainSelect, 'All domains');
+    domains.fill(domainSelect, t('admin.links.allDomains'));
     domainField.hidden = !domains.several;
   }
 
@@ -123,9 +134,9 @@ export function createAdminLinks({ api, mode, domains, dialog }) {
     list.quiet();
     const name = nameOf(link);
     dialog.ask({
-      heading: `Disable ${name}?`,
-      text: `${link.short_url} will answer “Link disabled” (410) to everyone and count nothing, until it is enabled again. Its owner sees it marked in their list.`,
-      confirm: 'Disable',
+      heading: t('admin.disableTitle', { name }),
+      text: t('admin.links.disableText', { url: link.short_url }),
+      confirm: t('admin.disable'),
       withReason: true,
       host: hostOf(link.original_url),
       opener,
@@ -135,10 +146,11 @@ export function createAdminLinks({ api, mode, domains, dialog }) {
         if (blockHost) body.block_host = true;
         const { body: changed } = await api.post(pathOf(link, '/disable'), body);
         list.update(changed ?? { ...link, disabled: true, disabled_reason: reason || null });
-        const blocked = blockHost
-          ? `, and ${hostOf(link.original_url)} is blocked for new links`
-          : '';
-        list.say(`Disabled ${name}${blocked}.`);
+        list.say(
+          blockHost
+            ? t('admin.links.disabledBlocked', { name, host: hostOf(link.original_url) })
+            : t('admin.links.disabled', { name }),
+        );
       },
     });
   }
@@ -149,7 +161,7 @@ export function createAdminLinks({ api, mode, domains, dialog }) {
     try {
       const { body } = await api.post(pathOf(link, '/enable'), {});
       list.update(body ?? { ...link, disabled: false, disabled_reason: null });
-      list.say(`Enabled ${name}.`);
+      list.say(t('admin.links.enabled', { name }));
     } catch (e) {
       if (e.status !== 401) list.fail(e.message);
     }
@@ -159,15 +171,15 @@ export function createAdminLinks({ api, mode, domains, dialog }) {
     list.quiet();
     const name = nameOf(link);
     dialog.ask({
-      heading: `Delete ${name}?`,
-      text: `${link.short_url} will stop working at once, and its clicks and stats will be deleted. This cannot be undone.`,
-      confirm: 'Delete',
+      heading: t('admin.links.deleteTitle', { name }),
+      text: t('admin.links.deleteText', { url: link.short_url }),
+      confirm: t('admin.links.delete'),
       opener,
       async run() {
         await api.delete(pathOf(link));
         const [neighbour] = list.neighbours(keyOf(link));
         list.remove(keyOf(link));
-        list.say(`Deleted ${name}.`);
+        list.say(t('admin.links.deleted', { name }));
         return neighbour?.querySelector('.delete-button') ?? heading;
       },
     });

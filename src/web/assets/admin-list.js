@@ -4,7 +4,8 @@
 // empty messages, the error and status lines, and the pager. Each view says how to fetch
 // a page and how to fill a row.
 
-import { byId, formatCount, setText } from './dom.js';
+import { byId, setText } from './dom.js';
+import { t } from './i18n.js';
 
 export const PAGE_SIZE = 50;
 const TEXT_DELAY_MS = 200;
@@ -93,8 +94,8 @@ export function createPagedList({
     setText(empty, emptyText());
     if (!paged) return;
     pager.hidden = state.total === 0; // the empty message says it all
-    const shown = `${formatCount(state.offset + 1)}–${formatCount(state.offset + count)}`;
-    setText(range, `${shown} of ${formatCount(state.total)}`);
+    const [first, last, total] = [state.offset + 1, state.offset + count, state.total];
+    setText(range, t('admin.list.range', { first, last, total }));
     // aria-disabled rather than disabled: a disabled button drops keyboard focus.
     previous.setAttribute('aria-disabled', String(state.offset === 0));
     next.setAttribute('aria-disabled', String(state.offset + PAGE_SIZE >= state.total));

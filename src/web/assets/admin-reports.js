@@ -6,24 +6,32 @@
 // block the target's host.
 
 import { createPagedList, forMode } from './admin-list.js';
-import { byId, formatCount, formatDate, setText } from './dom.js';
+import { byId, setText } from './dom.js';
+import { formatDateTime, t } from './i18n.js';
 
+// The reasons and resolutions the API names, and what each list says when empty.
 const REASONS = {
-  phishing: 'Phishing',
-  malware: 'Malware',
-  spam: 'Spam',
-  illegal: 'Illegal content',
-  other: 'Other',
+  phishing: () => t('admin.reason.phishing'),
+  malware: () => t('admin.reason.malware'),
+  spam: () => t('admin.reason.spam'),
+  illegal: () => t('admin.reason.illegal'),
+  other: () => t('admin.reason.other'),
 };
 const RESOLUTIONS = {
-  disable_link: 'Link disabled',
-  disable_user: 'Owner and link disabled',
-  dismiss: 'Dismissed',
+  disable_link: () => t('admin.resolution.disable_link'),
+  disable_user: () => t('admin.resolution.disable_user'),
+  dismiss: () => t('admin.resolution.dismiss'),
+};
+/** The status line once a report is resolved by `action`. */
+const RESOLVED_BY = {
+  disable_link: (id) => t('admin.reports.resolvedBy.disable_link', { id }),
+  disable_user: (id) => t('admin.reports.resolvedBy.disable_user', { id }),
+  dismiss: (id) => t('admin.reports.resolvedBy.dismiss', { id }),
 };
 const EMPTY = {
-  waiting: 'No reports waiting.',
-  resolved: 'No resolved reports yet.',
-  all: 'No reports yet.',
+  waiting: () => t('admin.reports.emptyWaiting'),
+  resolved: () => t('admin.reports.emptyResolved'),
+  all: () => t('admin.reports.emptyAll'),
 };
 
 export function createAdminReports({ api, mode, dialog }) {
@@ -35,8 +43,8 @@ export function createAdminReports({ api, mode, dialog }) {
   const list = createPagedList({
     prefix: 'reports',
     holder: 'reports-rows',
-    loadingText: 'Loading reports…',
-    emptyText: () => EMPTY[show.value] ?? EMPTY.all,
+    loadingText: t('admin.reports.loading'),
+    emptyText: () => (EMPTY[show.value] ?? EMPTY.all)(),
     keyOf: (report) => report.id,
     fetchPage(offset, limit) {
       const query = new URLSearchParams({
@@ -64,38 +72,44 @@ export function createAdminReports({ api, mode, dialog }) {
       return item;
     },
     fillRow(item, report) {
-      const reason = REASONS[report.reason] ?? report.reason;
-      setText(item.querySelector('.report-title'), `${nameOf(report)}: ${reason}`);
+      const reason = REASONS[report.reason]?.() ?? report.reason;
+      setText(
+        item.querySelector('.report-title'),
+        t('admin.reports.heading', { name: nameOf(report), reason }),
+      );
       setText(
         item.querySelector('.report-meta'),
-        `Report ${report.id}, received ${formatDate(report.created_at)}`,
+        t('admin.reports.meta', { id: String(report.id), date: formatDateTime(report.created_at) }),
       );
       const details = item.querySelector('.report-details');
       setText(details, report.details ?? '');
       details.hidden = !report.details;
       const link = report.link;
       setText(item.querySelector('.report-target'), link?.original_url ?? '–');
-      setText(item.querySelector('.report-owner'), link?.owner?.email ?? 'No owner');
+      setText(item.querySelector('.report-owner'), link?.owner?.email ?? t('admin.noOwner'));
       setText(item.querySelector('.report-link'), linkState(report));
       const resolved = report.resolved_at != null;
       item.querySelector('.report-resolution-fact').hidden = !resolved;
       if (resolved) {
-        const what = RESOLUTIONS[report.resolution] ?? report.resolution ?? 'Resolved';
+        const what =
+          RESOLUTIONS[report.resolution]?.() ?? report.resolution ?? t('admin.resolution.none');
         setText(
           item.querySelector('.report-resolution'),
-          `${what}, ${formatDate(report.resolved_at)}`,
+          t('admin.reports.resolvedAt', { what, date: formatDateTime(report.resolved_at) }),
         );
       }
       // Only a waiting report is resolved; a link that is gone can only be dismissed.
       const name = nameOf(report);
+      // An id is a name, not an amount: as text, so no language groups its digits.
+      const id = String(report.id);
       const buttons = [
-        ['.disable-link-button', `Disable link ${name}`, link !== null],
+        ['.disable-link-button', t('admin.reports.disableLinkLabel', { name }), link !== null],
         [
           '.disable-user-button',
-          `Disable user of ${name}`,
+          t('admin.reports.disableUserLabel', { name }),
           mode === 'accounts' && link?.owner != null,
         ],
-        ['.dismiss-button', `Dismiss report ${report.id} on ${name}`, true],
+        ['.dismiss-button', t('admin.reports.dismissLabel', { id, name }), true],
       ];
       for (const [selector, label, offered] of buttons) {
         const button = item.querySelector(selector);
@@ -115,9 +129,11 @@ export function createAdminReports({ api, mode, dialog }) {
 
   function linkState(report) {
     const link = report.link;
-    if (link === null || link === undefined) return 'Deleted';
-    const clicks = `${formatCount(link.clicks ?? 0)} ${link.clicks === 1 ? 'click' : 'clicks'}`;
-    return `${link.disabled ? 'Disabled' : 'Working'}, ${clicks}`;
+    if (link === null || link === undefined) return t('admin.reports.linkDeleted');
+    const count = link.clicks ?? 0;
+    return link.disabled
+      ? t('admin.reports.linkDisabled', { count })
+      : t('admin.reports.linkWorking', { count });
   }
 
   function hostOf(url) {
@@ -131,26 +147,30 @@ export function createAdminReports({ api, mode, dialog }) {
   function confirmResolve(report, action, opener) {
     list.quiet();
     const name = nameOf(report);
+    const id = String(report.id);
     const host = report.link ? hostOf(report.link.original_url) : null;
+    const email = report.link?.owner?.email;
     const asks = {
       disable_link: {
-        heading: `Disable ${name}?`,
-        text: `The link will answer “Link disabled” (410) to everyone and count nothing, until an admin enables it again. The report is resolved.`,
-        confirm: 'Disable link',
+        heading: t('admin.disableTitle', { name }),
+        text: t('admin.reports.disableLinkText'),
+        confirm: t('admin.reports.disableLink'),
         withReason: true,
         host,
       },
       disable_user: {
-        heading: `Disable the owner of ${name}?`,
-        text: `${report.link?.owner?.email ?? 'The owner'} can no longer sign in, and their tokens and API keys stop working; the link is disabled too. The report is resolved.`,
-        confirm: 'Disable user',
+        heading: t('admin.reports.disableUserTitle', { name }),
+        text: email
+          ? t('admin.reports.disableUserText', { email })
+          : t('admin.reports.disableOwnerText'),
+        confirm: t('admin.reports.disableUser'),
         withReason: true,
         host,
       },
       dismiss: {
-        heading: `Dismiss report ${report.id}?`,
-        text: `${name} stays as it is; the report is resolved as dismissed.`,
-        confirm: 'Dismiss',
+        heading: t('admin.reports.dismissTitle', { id }),
+        text: t('admin.reports.dismissText', { name }),
+        confirm: t('admin.reports.dismiss'),
         danger: false,
       },
     };
@@ -165,7 +185,7 @@ export function createAdminReports({ api, mode, dialog }) {
         const [neighbour] = list.neighbours(report.id);
         if (show.value === 'waiting') list.remove(report.id);
         else list.update(resolved);
-        list.say(`Resolved report ${report.id}: ${RESOLUTIONS[action].toLowerCase()}.`);
+        list.say(RESOLVED_BY[action](id));
         const next = show.value === 'waiting' ? neighbour : null;
         return next?.querySelector('.report-actions .button:not([hidden])') ?? heading;
       },

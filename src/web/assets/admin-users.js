@@ -5,9 +5,13 @@
 // own row offers none of these: the server refuses them anyway.
 
 import { badge, createPagedList, setBadges, whenTyped } from './admin-list.js';
-import { byId, formatCount, formatDate, setText } from './dom.js';
+import { byId, setText } from './dom.js';
+import { formatDateTime, formatNumber, t } from './i18n.js';
 
-const SIGN_IN = { password: 'Password', oidc: 'Identity provider' };
+const SIGN_IN = {
+  password: () => t('admin.signIn.password'),
+  oidc: () => t('admin.signIn.oidc'),
+};
 
 export function createAdminUsers({ api, dialog, session }) {
   const section = byId('admin-users');
@@ -19,8 +23,8 @@ export function createAdminUsers({ api, dialog, session }) {
   const list = createPagedList({
     prefix: 'users',
     holder: 'users',
-    loadingText: 'Loading users…',
-    emptyText: () => (typed ? `No user matches “${typed}”.` : 'No users yet.'),
+    loadingText: t('admin.users.loading'),
+    emptyText: () => (typed ? t('admin.users.noMatch', { query: typed }) : t('admin.users.none')),
     keyOf: (user) => user.id,
     fetchPage(offset, limit) {
       const query = new URLSearchParams({ limit: String(limit), offset: String(offset) });
@@ -46,30 +50,45 @@ export function createAdminUsers({ api, dialog, session }) {
       const self = isSelf(user);
       setText(row.querySelector('.user-email'), user.email);
       const badges = [];
-      if (self) badges.push(badge('You', 'badge-self'));
-      if (user.admin) badges.push(badge('Admin', 'badge-admin'));
+      if (self) badges.push(badge(t('admin.badge.you'), 'badge-self'));
+      if (user.admin) badges.push(badge(t('admin.badge.admin'), 'badge-admin'));
       if (user.disabled) {
-        const since = user.disabled_at ? `since ${formatDate(user.disabled_at)}` : '';
-        badges.push(badge('Disabled', 'badge-disabled', since));
+        const since = user.disabled_at
+          ? t('admin.badge.since', { date: formatDateTime(user.disabled_at) })
+          : '';
+        badges.push(badge(t('admin.badge.disabled'), 'badge-disabled', since));
       }
       setBadges(row.querySelector('.badges'), badges);
       const created = row.querySelector('.cell-date time');
       created.dateTime = user.created_at;
-      setText(created, formatDate(user.created_at));
-      setText(row.querySelector('.cell-count'), formatCount(user.links ?? 0));
-      const ways = (user.sign_in ?? []).map((way) => SIGN_IN[way] ?? way);
-      setText(row.querySelector('.cell-sign-in'), ways.length > 0 ? ways.join(', ') : 'None');
+      setText(created, formatDateTime(user.created_at));
+      setText(row.querySelector('.cell-count'), formatNumber(user.links ?? 0));
+      const ways = (user.sign_in ?? []).map((way) => SIGN_IN[way]?.() ?? way);
+      setText(
+        row.querySelector('.cell-sign-in'),
+        ways.length > 0 ? ways.join(', ') : t('admin.users.signInNone'),
+      );
       // The visible word first in each name, so speech input ("click Disable") finds it.
       const disable = row.querySelector('.disable-button');
-      setText(disable, user.disabled ? 'Enable' : 'Disable');
-      disable.setAttribute('aria-label', `${user.disabled ? 'Enable' : 'Disable'} ${user.email}`);
+      const email = user.email;
+      setText(disable, user.disabled ? t('admin.enable') : t('admin.disable'));
+      disable.setAttribute(
+        'aria-label',
+        user.disabled
+          ? t('admin.enableLabel', { name: email })
+          : t('admin.disableLabel', { name: email }),
+      );
       const admin = row.querySelector('.admin-button');
-      setText(admin, user.admin ? 'Remove admin' : 'Make admin');
+      setText(admin, user.admin ? t('admin.users.removeAdmin') : t('admin.users.makeAdmin'));
       admin.setAttribute(
         'aria-label',
-        user.admin ? `Remove admin ${user.email}` : `Make admin ${user.email}`,
+        user.admin
+          ? t('admin.users.removeAdminLabel', { email })
+          : t('admin.users.makeAdminLabel', { email }),
       );
-      row.querySelector('.remove-button').setAttribute('aria-label', `Remove ${user.email}`);
+      row
+        .querySelector('.remove-button')
+        .setAttribute('aria-label', t('admin.users.removeLabel', { email }));
       for (const button of row.querySelectorAll('.row-actions .button')) button.hidden = self;
     },
   });
@@ -86,31 +105,43 @@ export function createAdminUsers({ api, dialog, session }) {
     try {
       const { body } = await api.patch(`/api/admin/users/${user.id}`, patch);
       list.update(body ?? { ...user, ...patch });
-      list.say(`${describe(patch)} ${user.email}.`);
+      list.say(changed(patch, user.email));
     } catch (e) {
       if (e.status !== 401) list.fail(e.message);
     }
   }
 
-  function describe(patch) {
-    if (patch.disabled !== undefined) return patch.disabled ? 'Disabled' : 'Enabled';
-    return patch.admin ? 'Made an admin:' : 'No longer an admin:';
+  /** What the status line says once `patch` is done to the user of `email`. */
+  function changed(patch, email) {
+    if (patch.disabled !== undefined) {
+      return patch.disabled
+        ? t('admin.users.disabled', { email })
+        : t('admin.users.enabled', { email });
+    }
+    return patch.admin
+      ? t('admin.users.madeAdmin', { email })
+      : t('admin.users.noLongerAdmin', { email });
   }
 
   function confirmRemove(user, opener) {
     list.quiet();
     const links = user.links ?? 0;
     dialog.ask({
-      heading: `Remove ${user.email}?`,
-      text: `The account is removed, with its API keys and webhooks; it has ${formatCount(links)} ${links === 1 ? 'link' : 'links'}. This cannot be undone.`,
-      confirm: 'Remove',
+      heading: t('admin.users.removeTitle', { email: user.email }),
+      text: t('admin.users.removeText', { count: links }),
+      confirm: t('admin.users.remove'),
       links: true,
       opener,
       async run({ links: what }) {
         await api.delete(`/api/admin/users/${user.id}?links=${what}`);
         const [neighbour] = list.neighbours(user.id);
         list.remove(user.id);
-        list.say(`Removed ${user.email}${what === 'delete' ? ' and their links' : ''}.`);
+        const email = user.email;
+        list.say(
+          what === 'delete'
+            ? t('admin.users.removedWithLinks', { email })
+            : t('admin.users.removed', { email }),
+        );
         return neighbour?.querySelector('.remove-button:not([hidden])') ?? heading;
       },
     });

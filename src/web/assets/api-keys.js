@@ -5,11 +5,12 @@
 // The key itself is in the page only until the dialog closes; the server keeps a hash.
 
 import { openModal } from './dialog.js';
-import { byId, formatDate, setText } from './dom.js';
+import { byId, setText } from './dom.js';
+import { formatDateTime, t } from './i18n.js';
 import { createRevoker } from './revoke-key.js';
 import { downloadSharexProfile } from './share.js';
 
-const SCOPES = { read: 'Read', write: 'Write' };
+const SCOPES = { read: () => t('keys.scope.read'), write: () => t('keys.scope.write') };
 
 export function createKeysView({ api, baseUrl }) {
   const dialog = byId('keys-dialog');
@@ -46,7 +47,7 @@ export function createKeysView({ api, baseUrl }) {
     onRevoked(key) {
       forget(key.id);
       renderSummary();
-      listStatus.textContent = `Revoked ${key.name}.`;
+      listStatus.textContent = t('keys.revoked', { name: key.name });
     },
   });
 
@@ -110,30 +111,32 @@ export function createKeysView({ api, baseUrl }) {
   function fillRow(row, key) {
     setText(row.querySelector('.cell-key-name'), key.name);
     setText(row.querySelector('.cell-key-prefix code'), `${key.prefix}…`);
-    setText(row.querySelector('.cell-key-scope'), SCOPES[key.scope] ?? key.scope);
+    setText(row.querySelector('.cell-key-scope'), SCOPES[key.scope]?.() ?? key.scope);
     const created = row.querySelector('.cell-key-created time');
     created.dateTime = key.created_at;
-    setText(created, formatDate(key.created_at));
+    setText(created, formatDateTime(key.created_at));
     renderMoment(row.querySelector('.cell-key-expires'), key.expires_at, { expiry: true });
     renderMoment(row.querySelector('.cell-key-used'), key.last_used_at);
     // The visible word first, so speech input ("click Revoke") finds it.
-    row.querySelector('.revoke-button').setAttribute('aria-label', `Revoke ${key.name}`);
+    row
+      .querySelector('.revoke-button')
+      .setAttribute('aria-label', t('keys.revokeLabel', { name: key.name }));
   }
 
   /** A date in the viewer's locale, or "Never"; an expiry that has passed gets a badge. */
   function renderMoment(cell, iso, { expiry = false } = {}) {
     if (iso === null) {
-      cell.replaceChildren('Never');
+      cell.replaceChildren(t('keys.never'));
       return;
     }
     const time = document.createElement('time');
     time.dateTime = iso;
-    time.textContent = formatDate(iso);
+    time.textContent = formatDateTime(iso);
     cell.replaceChildren(time);
     if (expiry && Date.parse(iso) <= Date.now()) {
       const badge = document.createElement('span');
       badge.className = 'badge badge-expired';
-      badge.textContent = 'Expired';
+      badge.textContent = t('keys.expired');
       cell.append(' ', badge);
     }
   }
@@ -147,7 +150,7 @@ export function createKeysView({ api, baseUrl }) {
   function renderSummary() {
     table.hidden = rows.size === 0;
     empty.hidden = rows.size !== 0;
-    setText(empty, 'No keys yet. Create one above for a script or a tool.');
+    setText(empty, t('keys.empty'));
   }
 
   form.addEventListener('submit', async (event) => {
@@ -159,13 +162,13 @@ export function createKeysView({ api, baseUrl }) {
     const body = { name: name.value, scope };
     // A date field holding only part of a date reads as empty: say so, not "never".
     if (expires.validity.badInput) {
-      error.textContent = 'Expires must be a whole date, or empty.';
+      error.textContent = t('keys.expiresPartial');
       return;
     }
     if (expires.value) {
       const end = endOfDay(expires.value);
       if (end.getTime() <= Date.now()) {
-        error.textContent = 'Expires must be today or a later day, or empty.';
+        error.textContent = t('keys.expiresPast');
         return;
       }
       body.expires_at = end.toISOString();
@@ -206,7 +209,7 @@ export function createKeysView({ api, baseUrl }) {
 
   sharexButton.addEventListener('click', () => {
     downloadSharexProfile(baseUrl, newKeyValue.textContent);
-    copyStatus.textContent = 'The ShareX profile holds the key: keep the file private.';
+    copyStatus.textContent = t('keys.sharexWarning');
   });
 
   copyButton.addEventListener('click', async () => {
@@ -215,12 +218,11 @@ export function createKeysView({ api, baseUrl }) {
       // Missing outside secure contexts (plain http on a non-localhost address).
       if (!navigator.clipboard) throw new Error('no clipboard');
       await navigator.clipboard.writeText(key);
-      copyStatus.textContent = 'Copied the key.';
+      copyStatus.textContent = t('keys.copied');
     } catch {
       // Select the key instead, so one keystroke copies it.
       getSelection()?.selectAllChildren(newKeyValue);
-      copyStatus.textContent =
-        'Copying is not available here. The key is selected: press Ctrl+C (⌘C on a Mac).';
+      copyStatus.textContent = t('keys.copyUnavailable');
     }
   });
 
@@ -233,7 +235,7 @@ export function createKeysView({ api, baseUrl }) {
     for (const id of [...rows.keys()]) forget(id);
     table.hidden = true;
     empty.hidden = false;
-    empty.textContent = 'Loading keys…';
+    empty.textContent = t('keys.loading');
   });
 
   return {

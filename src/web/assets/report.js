@@ -1,8 +1,9 @@
 // The report form of a short link (GET /{code}+report): sends the reason and details to
 // POST /api/reports as JSON and says thank you, or shows the server's own message. The
-// page's policy lets only this script of kurz's own run, and only call kurz itself.
+// page's policy lets only this script of kurz's own run, and only call kurz itself. Its
+// texts are in the page's language: the page carries the messages i18n.js reads.
 
-const NETWORK_MESSAGE = 'Could not reach the service. Check your connection and try again.';
+import { t } from './i18n.js';
 
 const form = document.getElementById('report');
 const error = document.getElementById('report-error');
@@ -36,7 +37,7 @@ form.addEventListener('submit', async (event) => {
       done.focus();
       return;
     }
-    let message = `The report could not be sent (${response.status}).`;
+    let message = t('report.failed', { status: String(response.status) });
     try {
       const answer = await response.json();
       if (typeof answer?.error === 'string') message = answer.error;
@@ -45,7 +46,7 @@ form.addEventListener('submit', async (event) => {
     }
     showError(message);
   } catch {
-    showError(NETWORK_MESSAGE);
+    showError(t('report.network'));
   } finally {
     button.disabled = false;
   }

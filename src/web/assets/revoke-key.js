@@ -4,6 +4,7 @@
 
 import { openModal } from './dialog.js';
 import { byId } from './dom.js';
+import { t } from './i18n.js';
 
 /**
  * onRevoked(key) is called after the server revoked it (or found it gone already);
@@ -24,14 +25,12 @@ export function createRevoker({ api, onRevoked, focusAfter }) {
     key = apiKey;
     after = null;
     error.textContent = '';
-    title.textContent = `Revoke “${key.name}”?`;
+    title.textContent = t('keys.revoke.title', { name: key.name });
     const prefix = document.createElement('code');
     prefix.textContent = `${key.prefix}…`;
-    what.replaceChildren(
-      'Anything using the key ',
-      prefix,
-      ' is refused from now on. This cannot be undone.',
-    );
+    // The key's prefix sits where the message has {prefix}, in the language's word order.
+    const [before, rest = ''] = t('keys.revoke.what').split('{prefix}');
+    what.replaceChildren(before, prefix, rest);
     openModal(dialog, { opener, focus: cancel, fallback: () => after });
   }
 

@@ -6,6 +6,7 @@
 // and the service worker's registration (sw.js keeps the shell for offline starts).
 
 import { byId } from './dom.js';
+import { t } from './i18n.js';
 
 const PENDING_KEY = 'kurz.shared';
 const SHARE_PARAMS = ['title', 'text', 'url'];
@@ -93,8 +94,7 @@ export function createShareSection({ mode, baseUrl }) {
   // Clicked here, the page's CSP would refuse it anyway: it is meant for the bookmarks bar.
   bookmarklet.addEventListener('click', (event) => {
     event.preventDefault();
-    byId('bookmarklet-status').textContent =
-      'Drag this button to your bookmarks bar, then use it on the page you want to shorten.';
+    byId('bookmarklet-status').textContent = t('share.bookmarklet.status');
   });
   byId('sharex-open').addEventListener('click', () => downloadSharexProfile(baseUrl));
 }
