@@ -1,7 +1,9 @@
 // The page a sign-in through the identity provider ends on (auth/oidc-pages.ts): it keeps
 // the token the server put in the page as a password login keeps it, then opens the web
-// UI in place of this page, so that Back does not return to it.
+// UI in place of this page, so that Back does not return to it. Its texts come with the
+// page, in the page's language.
 
+import { t } from './i18n.js';
 import { session } from './session.js';
 
 const token = document.querySelector('meta[name="kurz-token"]')?.content ?? '';
@@ -9,10 +11,9 @@ const email = document.querySelector('meta[name="kurz-email"]')?.content ?? '';
 const status = document.getElementById('signed-in-status');
 
 if (token === '') {
-  status.textContent = 'Nothing to sign in with. Please sign in again.';
+  status.textContent = t('oidc.signedIn.noToken');
 } else if (session.save(token, email)) {
   location.replace('/');
 } else {
-  status.textContent =
-    'This browser keeps no data for this site, so your session cannot be kept. Allow site data, then sign in again.';
+  status.textContent = t('oidc.signedIn.noStorage');
 }
