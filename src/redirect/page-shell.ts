@@ -25,8 +25,8 @@ textarea { min-height: 6rem; resize: vertical; }
 button, .button { display: block; margin-top: 1rem; border: 0; background: #2454d6; color: #fff; cursor: pointer; text-align: center; text-decoration: none; }
 button:focus-visible, input:focus-visible, select:focus-visible, textarea:focus-visible, a:focus-visible { outline: 3px solid #7aa2ff; outline-offset: 2px; }
 .error { color: #c62828; font-weight: 600; margin: .75rem 0 0; }
-.target { overflow-wrap: anywhere; font-family: ui-monospace, monospace; }
-.notice { border-left: 4px solid #e0a100; padding: .25rem .75rem; }
+.target { overflow-wrap: anywhere; font-family: ui-monospace, monospace; unicode-bidi: plaintext; }
+.notice { border-inline-start: 4px solid #e0a100; padding: .25rem .75rem; }
 dl { margin: 1rem 0; } dt { font-weight: 600; } dd { margin: 0 0 .5rem; overflow-wrap: anywhere; }
 .small { font-size: .9rem; }
 @media (prefers-color-scheme: dark) { .error { color: #ff8a80; } button, .button { background: #4f7cff; } }

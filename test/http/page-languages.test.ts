@@ -7,6 +7,8 @@
 import { describe, expect, setSystemTime, test } from 'bun:test';
 import { DEFAULT_RATE_LIMITS } from '../../src/config/config.ts';
 import { messagesScript } from '../../src/i18n/page-messages.ts';
+import { type Translator, translator } from '../../src/i18n/translate.ts';
+import { htmlPage } from '../../src/redirect/page-shell.ts';
 import { ADMIN_TOKEN, BASE_URL, PEER_HEADER, type Reply, TestApp } from '../support/test-app.ts';
 
 const MODES = ['accounts', 'open'] as const;
@@ -340,8 +342,19 @@ describe('the new-account interstitial in the reader’s language', () => {
   });
 });
 
-describe('the messages block', () => {
-  test('no text in it can end the element: `<` is written \\u003c', () => {
+describe('the page shell', () => {
+  test('a right-to-left catalogue sets dir="rtl"; the styles mirror with it', async () => {
+    const rtl: Translator = { ...translator('en'), language: 'ar', dir: 'rtl' };
+    const page = htmlPage({ language: rtl, status: 200, title: 't', main: '', headers: {} });
+    const text = await page.text();
+    expect(text).toContain('<html lang="ar" dir="rtl">');
+    expect(page.headers.get('content-language')).toBe('ar');
+    // Logical properties only: nothing pinned to the left or the right.
+    expect(text).not.toMatch(/(margin|padding|border)-(left|right)|text-align: (left|right)/);
+    expect(text).toContain('border-inline-start');
+  });
+
+  test('the messages block: no text in it can end the element: `<` is written \\u003c', () => {
     const hostile = '</script><script>alert(1)</script><!--';
     const block = messagesScript({ 'page.x': hostile });
     expect(block.match(/<\/script>/g)?.length).toBe(1);
