@@ -93,6 +93,9 @@ export const SignInMethods = t.Object(
   { title: 'SignInMethods', description: 'How people may sign in, for a sign-in page.' },
 );
 
-/** A page of the OIDC sign-in, for the OpenAPI document. */
+/** A page of the OIDC sign-in, for the OpenAPI document (its words are English's). */
 export const OidcPage = (description: string) =>
-  t.String({ contentMediaType: 'text/html', description });
+  t.String({
+    contentMediaType: 'text/html',
+    description: `${description} In the browser's language (the \`kurz-lang\` cookie, else \`Accept-Language\`, else English).`,
+  });

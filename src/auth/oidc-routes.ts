@@ -54,21 +54,27 @@ export function oidcRoutes(options: OidcRoutesOptions) {
     registration: options.registration,
   };
   /** What went wrong, for the person on the page and in one line for the operator. */
-  const failed = (status: number, message: Message, why: string) => {
+  const failed = (request: Request, status: number, message: Message, why: string) => {
     log.error(`kurz: OIDC sign-in failed: ${why}`);
-    return signInFailedPage(status, message, { 'set-cookie': clearedAttemptCookie(secure()) });
+    const headers = { 'set-cookie': clearedAttemptCookie(secure()) };
+    return signInFailedPage(status, message, headers, request);
   };
 
   return new Elysia({ name: 'kurz/oidc-routes' })
     .get(
       OIDC_LOGIN_PATH,
-      async () => {
+      async ({ request }) => {
         let begun: Awaited<ReturnType<RelyingParty['begin']>>;
         try {
           begun = await party.begin();
         } catch (error) {
           const { status, message } = FAILURES.unavailable;
-          return failed(status, message, error instanceof Error ? error.message : String(error));
+          return failed(
+            request,
+            status,
+            message,
+            error instanceof Error ? error.message : String(error),
+          );
         }
         return new Response(null, {
           status: 302,
@@ -113,10 +119,20 @@ export function oidcRoutes(options: OidcRoutesOptions) {
           cookieValue(request.headers.get('cookie'), ATTEMPT_COOKIE),
         );
         if (attempt === undefined) {
-          return failed(400, Messages.oidcAttemptLost, 'no attempt cookie, or an expired one');
+          return failed(
+            request,
+            400,
+            Messages.oidcAttemptLost,
+            'no attempt cookie, or an expired one',
+          );
         }
         if (query.get('state') !== attempt.state) {
-          return failed(400, Messages.oidcAttemptLost, 'the state does not match the attempt');
+          return failed(
+            request,
+            400,
+            Messages.oidcAttemptLost,
+            'the state does not match the attempt',
+          );
         }
         let account: Awaited<ReturnType<typeof oidcAccount>>;
         try {
@@ -128,16 +144,17 @@ export function oidcRoutes(options: OidcRoutesOptions) {
           } catch (error) {
             if (!(error instanceof OidcRefusal)) throw error;
             const email = typeof claims.email === 'string' ? claims.email : 'no e-mail';
-            return failed(error.status, error.message, `${error.message} (${email})`);
+            return failed(request, error.status, error.message, `${error.message} (${email})`);
           }
         } catch (error) {
           if (!(error instanceof OidcError)) throw error;
           const { status, message } = FAILURES[error.failure];
-          return failed(status, message, error.detail);
+          return failed(request, status, message, error.detail);
         }
         const session = await issueSession(secret, options.tokenTtlSeconds, account);
         log.info(`kurz: ${account.email} signed in through the OpenID Provider`);
-        return signedInPage(session, { 'set-cookie': clearedAttemptCookie(secure()) });
+        const headers = { 'set-cookie': clearedAttemptCookie(secure()) };
+        return signedInPage(session, headers, request);
       },
       {
         query: t.Object(

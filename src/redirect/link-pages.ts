@@ -1,12 +1,19 @@
 // The pages of a short link besides its redirect: the disabled link's (410), the `+`
 // page (what a link is before following it, also shown as the new-account interstitial)
-// and the report form. Owner-neutral: no page ever names who made a link.
+// and the report form, each in the request's language, its dates and ages written by
+// Intl in that language (in UTC: the server does not know the reader's time zone).
+// Owner-neutral: no page ever names who made a link.
 
+import { messagesOf } from '../i18n/page-messages.ts';
+import type { Translator } from '../i18n/translate.ts';
 import { escapeHtml } from '../web/html.ts';
-import { htmlPage } from './page-shell.ts';
+import { htmlPage, pageLanguage, withMarkup } from './page-shell.ts';
 
 /** The report form's script, served from the web UI's assets (web/assets/report.js). */
 export const REPORT_SCRIPT = '/assets/report.js';
+
+/** The messages the report form's script reads (its own, and the pages'). */
+const REPORT_MESSAGES = ['report.', 'page.'] as const;
 
 /** What the `+` page tells of a link. */
 export interface LinkFacts {
@@ -25,47 +32,131 @@ export interface LinkFacts {
 }
 
 const reportHref = (code: string) => `/${escapeHtml(code)}+report`;
-const reportLink = (code: string) =>
-  `<p class="small"><a href="${reportHref(code)}">Report this link</a></p>`;
+const reportLink = (language: Translator, code: string) =>
+  `<p class="small"><a href="${reportHref(code)}">${escapeHtml(language.t('page.reportLink'))}</a></p>`;
 
 /** 410 for a browser: the link was disabled, with the operator's reason when given. */
 export function disabledPage(
   code: string,
   reason: string | null,
   headers: Readonly<Record<string, string>>,
-  bodyless: boolean,
+  request: Request,
 ): Response {
+  const language = pageLanguage(request);
+  const { t } = language;
   const why =
-    reason === null ? '' : `<p>Reason given: <strong>${escapeHtml(reason)}</strong></p>\n`;
+    reason === null
+      ? ''
+      : `<p>${withMarkup(t('page.disabled.reason'), { reason: `<strong>${escapeHtml(reason)}</strong>` })}</p>\n`;
+  const title = escapeHtml(t('page.disabled.title'));
   return htmlPage({
+    language,
     status: 410,
-    title: 'Link disabled',
+    title,
     headers,
-    bodyless,
-    main: `<h1>Link disabled</h1>
-<p>This link was disabled by the operator.</p>
-${why}<p class="small"><a href="/${escapeHtml(code)}+">About this link</a> · <a href="${reportHref(code)}">Report this link</a></p>`,
+    bodyless: request.method === 'HEAD',
+    main: `<h1>${title}</h1>
+<p>${escapeHtml(t('page.disabled.body'))}</p>
+${why}<p class="small"><a href="/${escapeHtml(code)}+">${escapeHtml(t('page.aboutLink'))}</a> · <a href="${reportHref(code)}">${escapeHtml(t('page.reportLink'))}</a></p>`,
   });
 }
 
-/** How long ago a moment was, in the largest whole unit. */
-export function ageOf(createdAt: number, now: number): string {
-  const minutes = Math.floor(Math.max(0, now - createdAt) / 60_000);
-  const units: [number, string][] = [
-    [525_600, 'year'],
-    [43_200, 'month'],
-    [1_440, 'day'],
-    [60, 'hour'],
-    [1, 'minute'],
-  ];
-  for (const [size, name] of units) {
-    const n = Math.floor(minutes / size);
-    if (n >= 1) return `${n} ${name}${n === 1 ? '' : 's'} ago`;
-  }
-  return 'less than a minute ago';
+const UNITS: readonly [number, Intl.RelativeTimeFormatUnit][] = [
+  [525_600, 'year'],
+  [43_200, 'month'],
+  [1_440, 'day'],
+  [60, 'hour'],
+  [1, 'minute'],
+];
+
+interface Formats {
+  ago: Intl.RelativeTimeFormat;
+  moment: Intl.DateTimeFormat;
+  list: Intl.ListFormat;
 }
 
-const day = (ms: number) => `${new Date(ms).toISOString().replace('T', ' ').slice(0, 16)} UTC`;
+const formats = new Map<string, Formats>();
+
+function formatsOf(language: string): Formats {
+  let made = formats.get(language);
+  if (made === undefined) {
+    made = {
+      ago: new Intl.RelativeTimeFormat(language, { numeric: 'always' }),
+      moment: new Intl.DateTimeFormat(language, {
+        year: 'numeric',
+        month: 'long',
+        day: 'numeric',
+        hour: 'numeric',
+        minute: '2-digit',
+        timeZone: 'UTC',
+        timeZoneName: 'short',
+      }),
+      list: new Intl.ListFormat(language, { type: 'conjunction' }),
+    };
+    formats.set(language, made);
+  }
+  return made;
+}
+
+/** How long ago a moment was, in the largest whole unit ("3 days ago", "vor 3 Tagen"). */
+export function ageOf(language: Translator, createdAt: number, now: number): string {
+  const minutes = Math.floor(Math.max(0, now - createdAt) / 60_000);
+  for (const [size, unit] of UNITS) {
+    const n = Math.floor(minutes / size);
+    if (n >= 1) return formatsOf(language.language).ago.format(-n, unit);
+  }
+  return language.t('page.info.justNow');
+}
+
+/** A moment as the language writes a date and time, in UTC (which it says). */
+export const momentOf = (language: Translator, ms: number): string =>
+  formatsOf(language.language).moment.format(ms);
+
+/** The facts of the `+` page, as rows of its list (escaped). */
+function factRows(language: Translator, facts: LinkFacts, now: number): string[] {
+  const { t } = language;
+  const row = (term: string, value: string, target = false) =>
+    `<dt>${escapeHtml(term)}</dt><dd${target ? ' class="target"' : ''}>${value}</dd>`;
+  const rows: string[] = [];
+  const target = facts.originalUrl;
+  const leadsTo = t('page.info.leadsTo');
+  if (facts.password) {
+    rows.push(row(leadsTo, escapeHtml(t('page.info.hiddenTarget'))));
+  } else if (target !== undefined && (facts.disabled !== null || facts.expired)) {
+    rows.push(row(leadsTo, escapeHtml(target), true));
+  } else if (target !== undefined) {
+    const href = escapeHtml(target);
+    rows.push(row(leadsTo, `<a href="${href}" rel="noreferrer nofollow">${href}</a>`, true));
+  }
+  const made = t('page.info.madeWhen', {
+    age: ageOf(language, facts.createdAt, now),
+    date: momentOf(language, facts.createdAt),
+  });
+  rows.push(row(t('page.info.made'), escapeHtml(made)));
+  if (facts.disabled !== null) {
+    const reason = facts.disabled.reason;
+    const status =
+      reason === null ? t('page.info.disabled') : t('page.info.disabledReason', { reason });
+    rows.push(row(t('page.info.status'), escapeHtml(status)));
+  } else if (facts.expired) {
+    rows.push(row(t('page.info.status'), escapeHtml(t('page.info.expired'))));
+  }
+  if (facts.expiresAt !== null && !facts.expired) {
+    rows.push(row(t('page.info.expires'), escapeHtml(momentOf(language, facts.expiresAt))));
+  }
+  if (facts.maxClicks !== null && !facts.expired) {
+    const limit = t('page.info.clickLimitValue', { count: facts.maxClicks });
+    rows.push(row(t('page.info.clickLimit'), escapeHtml(limit)));
+  }
+  if (facts.rules > 0 || facts.variants > 0) {
+    const parts = [];
+    if (facts.rules > 0) parts.push(t('page.info.rules', { count: facts.rules }));
+    if (facts.variants > 0) parts.push(t('page.info.split', { count: facts.variants }));
+    const list = formatsOf(language.language).list.format(parts);
+    rows.push(row(t('page.info.elsewhere'), escapeHtml(t('page.info.elsewhereYes', { list }))));
+  }
+  return rows;
+}
 
 /**
  * The `+` page: 200. With `proceed` (the new-account interstitial), a Continue button to
@@ -74,63 +165,30 @@ const day = (ms: number) => `${new Date(ms).toISOString().replace('T', ' ').slic
 export function infoPage(
   facts: LinkFacts,
   headers: Readonly<Record<string, string>>,
-  options: { now: number; proceed: boolean; bodyless: boolean },
+  request: Request,
+  options: { now: number; proceed: boolean },
 ): Response {
+  const language = pageLanguage(request);
+  const { t } = language;
   const { code } = facts;
-  const rows: string[] = [];
-  const target = facts.originalUrl;
-  if (facts.password) {
-    rows.push('<dt>Leads to</dt><dd>Not shown: the link is protected by a password.</dd>');
-  } else if (target !== undefined && (facts.disabled !== null || facts.expired)) {
-    rows.push(`<dt>Leads to</dt><dd class="target">${escapeHtml(target)}</dd>`);
-  } else if (target !== undefined) {
-    const href = escapeHtml(target);
-    rows.push(
-      `<dt>Leads to</dt><dd class="target"><a href="${href}" rel="noreferrer nofollow">${href}</a></dd>`,
-    );
-  }
-  rows.push(
-    `<dt>Made</dt><dd>${ageOf(facts.createdAt, options.now)} (${day(facts.createdAt)})</dd>`,
-  );
-  if (facts.disabled !== null) {
-    const why = facts.disabled.reason === null ? '' : `: ${escapeHtml(facts.disabled.reason)}`;
-    rows.push(`<dt>Status</dt><dd>Disabled by the operator${why}</dd>`);
-  } else if (facts.expired) {
-    rows.push('<dt>Status</dt><dd>Expired: it no longer leads anywhere</dd>');
-  }
-  if (facts.expiresAt !== null && !facts.expired) {
-    rows.push(`<dt>Expires</dt><dd>${day(facts.expiresAt)}</dd>`);
-  }
-  if (facts.maxClicks !== null && !facts.expired) {
-    rows.push(`<dt>Click limit</dt><dd>Stops working after ${facts.maxClicks} clicks</dd>`);
-  }
-  if (facts.rules > 0 || facts.variants > 0) {
-    const parts = [];
-    if (facts.rules > 0) {
-      parts.push(
-        `${facts.rules} rule${facts.rules === 1 ? '' : 's'} (by device, system, browser, language, country, time or query)`,
-      );
-    }
-    if (facts.variants > 0) parts.push(`a split between ${facts.variants} targets`);
-    rows.push(`<dt>May lead elsewhere</dt><dd>Yes: ${parts.join(' and ')}</dd>`);
-  }
   const interstitial = options.proceed
-    ? `<p class="notice">This link was made by a new account. Check where it leads before you continue.</p>\n`
+    ? `<p class="notice">${escapeHtml(t('page.info.newAccount'))}</p>\n`
     : '';
   const proceed = options.proceed
-    ? `<a class="button" href="/${escapeHtml(code)}+go" rel="noreferrer">Continue</a>\n`
+    ? `<a class="button" href="/${escapeHtml(code)}+go" rel="noreferrer">${escapeHtml(t('page.info.continue'))}</a>\n`
     : '';
   return htmlPage({
+    language,
     status: 200,
-    title: `About ${escapeHtml(facts.shortUrl)}`,
+    title: escapeHtml(t('page.info.title', { url: facts.shortUrl })),
     headers,
-    bodyless: options.bodyless,
-    main: `<h1>About this link</h1>
+    bodyless: request.method === 'HEAD',
+    main: `<h1>${escapeHtml(t('page.info.heading'))}</h1>
 ${interstitial}<p class="target">${escapeHtml(facts.shortUrl)}</p>
 <dl>
-${rows.join('\n')}
+${factRows(language, facts, options.now).join('\n')}
 </dl>
-${proceed}${reportLink(code)}`,
+${proceed}${reportLink(language, code)}`,
   });
 }
 
@@ -138,32 +196,40 @@ ${proceed}${reportLink(code)}`,
 export function reportPage(
   facts: Pick<LinkFacts, 'code' | 'shortUrl'>,
   headers: Readonly<Record<string, string>>,
-  bodyless: boolean,
+  request: Request,
 ): Response {
+  const language = pageLanguage(request);
+  const { t } = language;
   const { code, shortUrl } = facts;
+  const title = escapeHtml(t('page.report.title'));
+  const target = `<span class="target">${escapeHtml(shortUrl)}</span>`;
+  const option = (value: string, text: string) =>
+    `<option value="${value}">${escapeHtml(text)}</option>`;
   return htmlPage({
+    language,
     status: 200,
-    title: 'Report a link',
+    title,
     headers,
-    bodyless,
+    bodyless: request.method === 'HEAD',
     script: REPORT_SCRIPT,
-    main: `<h1>Report a link</h1>
-<p>Tell the operator of this service what is wrong with <span class="target">${escapeHtml(shortUrl)}</span>.</p>
+    messages: messagesOf(language, REPORT_MESSAGES),
+    main: `<h1>${title}</h1>
+<p>${withMarkup(t('page.report.intro'), { url: target })}</p>
 <form id="report" data-code="${escapeHtml(code)}" data-short-url="${escapeHtml(shortUrl)}">
-<label for="reason">Reason</label>
+<label for="reason">${escapeHtml(t('page.report.reason'))}</label>
 <select id="reason" name="reason" required>
-<option value="phishing">Phishing: it asks for passwords or payment details</option>
-<option value="malware">Malware: it installs harmful software</option>
-<option value="spam">Spam</option>
-<option value="illegal">Illegal content</option>
-<option value="other">Something else</option>
+${option('phishing', t('page.report.phishing'))}
+${option('malware', t('page.report.malware'))}
+${option('spam', t('page.report.spam'))}
+${option('illegal', t('page.report.illegal'))}
+${option('other', t('page.report.other'))}
 </select>
-<label for="details">Details (optional)</label>
+<label for="details">${escapeHtml(t('page.report.details'))}</label>
 <textarea id="details" name="details" maxlength="1000"></textarea>
 <p class="error" id="report-error" role="alert" hidden></p>
-<button type="submit">Send report</button>
+<button type="submit">${escapeHtml(t('page.report.submit'))}</button>
 </form>
-<p id="report-done" role="status" tabindex="-1" hidden>Thank you: the report was received.</p>
-<p class="small"><a href="/${escapeHtml(code)}+">About this link</a></p>`,
+<p id="report-done" role="status" tabindex="-1" hidden>${escapeHtml(t('page.report.done'))}</p>
+<p class="small"><a href="/${escapeHtml(code)}+">${escapeHtml(t('page.aboutLink'))}</a></p>`,
   });
 }

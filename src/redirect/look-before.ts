@@ -94,14 +94,14 @@ export function createLookBefore(options: LookBeforeOptions) {
         });
         return bodyless ? new Response(null, response) : response;
       }
-      return infoPage(found, headers, { now: Date.now(), proceed, bodyless });
+      return infoPage(found, headers, request, { now: Date.now(), proceed });
     },
 
     /** The report form; undefined when no link has the code. */
     async report(code: string, domainId: number, request: Request): Promise<Response | undefined> {
       const found = await facts(code, domainId);
       if (found === undefined) return undefined;
-      return reportPage(found, headers, request.method === 'HEAD');
+      return reportPage(found, headers, request);
     },
   };
 }

@@ -112,7 +112,7 @@ export function documentLinkPages(paths: Json): void {
     operationId: 'linkInfo',
     tags: ['redirect'],
     summary: 'Look at a short link before following it',
-    description: `${NO_TOKEN} The link's target (not for a link with a password), its age, whether it expires, has a click limit or rules and variants that may send a visit elsewhere; never its owner. A page, or JSON for \`Accept: application/json\`. Counts nothing, and answers for expired and disabled links too.`,
+    description: `${NO_TOKEN} The link's target (not for a link with a password), its age, whether it expires, has a click limit or rules and variants that may send a visit elsewhere; never its owner. A page in the reader's language (the \`kurz-lang\` cookie, else \`Accept-Language\`, else English), or JSON for \`Accept: application/json\` (the same in every language). Counts nothing, and answers for expired and disabled links too.`,
     parameters: [codeParameter],
     security: [],
     responses: {
@@ -130,7 +130,7 @@ export function documentLinkPages(paths: Json): void {
     operationId: 'reportPage',
     tags: ['redirect'],
     summary: 'The report form of a short link',
-    description: `${NO_TOKEN} A form (reason and details) that sends a report to POST /api/reports with kurz's own script.`,
+    description: `${NO_TOKEN} A form (reason and details), in the reader's language, that sends a report to POST /api/reports with kurz's own script.`,
     parameters: [codeParameter],
     security: [],
     responses: {

@@ -4,43 +4,52 @@
 // password a browser gets a page that sends it on (passwordAccepted): a redirect would
 // carry the form's navigation to the target, which `form-action 'self'` forbids.
 
+import type { Translator } from '../i18n/translate.ts';
 import { escapeHtml } from '../web/html.ts';
-import { htmlPage } from './page-shell.ts';
+import { htmlPage, pageLanguage } from './page-shell.ts';
 
-/** What the visitor is told beside the form. */
-export const PasswordNotices = {
-  wrong: 'Wrong password. Please try again.',
-  tooMany: 'Too many wrong passwords. Please wait a while and try again.',
-} as const;
+/** What the visitor is told beside the form: a wrong password, or too many of them. */
+export type PasswordNotice = 'wrong' | 'tooMany';
+
+function noticeText(language: Translator, notice: PasswordNotice): string {
+  return notice === 'wrong'
+    ? language.t('page.password.wrong')
+    : language.t('page.password.tooMany');
+}
 
 /**
- * The page: 200 when first shown, 401 after a wrong password, 429 while the client may
- * not try again (with Retry-After in `headers`).
+ * The page, in the request's language: 200 when first shown, 401 after a wrong password,
+ * 429 while the client may not try again (with Retry-After in `headers`).
  */
 export function passwordPage(
   status: 200 | 401 | 429,
-  notice: (typeof PasswordNotices)[keyof typeof PasswordNotices] | undefined,
+  notice: PasswordNotice | undefined,
   headers: Readonly<Record<string, string>>,
   code: string,
+  request: Request,
 ): Response {
+  const language = pageLanguage(request);
+  const { t } = language;
   const error =
     notice === undefined
       ? ''
-      : `<p class="error" id="notice" role="alert">${escapeHtml(notice)}</p>`;
+      : `<p class="error" id="notice" role="alert">${escapeHtml(noticeText(language, notice))}</p>`;
   const described = notice === undefined ? '' : ' aria-describedby="notice" aria-invalid="true"';
   return htmlPage({
+    language,
     status,
-    title: 'Password required',
+    title: escapeHtml(t('page.password.title')),
     headers,
-    main: `<h1>This link is protected</h1>
-<p>Enter its password to continue.</p>
+    bodyless: request.method === 'HEAD',
+    main: `<h1>${escapeHtml(t('page.password.heading'))}</h1>
+<p>${escapeHtml(t('page.password.intro'))}</p>
 <form method="post">
-<label for="password">Password</label>
+<label for="password">${escapeHtml(t('page.password.label'))}</label>
 <input id="password" name="password" type="password" required autocomplete="current-password" autofocus${described}>
 ${error}
-<button type="submit">Continue</button>
+<button type="submit">${escapeHtml(t('page.password.submit'))}</button>
 </form>
-<p class="small"><a href="/${escapeHtml(code)}+report">Report this link</a></p>`,
+<p class="small"><a href="/${escapeHtml(code)}+report">${escapeHtml(t('page.reportLink'))}</a></p>`,
   });
 }
 
@@ -51,14 +60,18 @@ ${error}
 export function passwordAccepted(
   location: string,
   headers: Readonly<Record<string, string>>,
+  request: Request,
 ): Response {
+  const language = pageLanguage(request);
+  const { t } = language;
   const target = escapeHtml(location);
   return htmlPage({
+    language,
     status: 200,
-    title: 'Continue',
+    title: escapeHtml(t('page.passwordAccepted.title')),
     headers,
     head: `<meta http-equiv="refresh" content="0; url=${target}">`,
-    main: `<h1>Password accepted</h1>
-<p><a class="button" href="${target}" rel="noreferrer">Continue</a></p>`,
+    main: `<h1>${escapeHtml(t('page.passwordAccepted.heading'))}</h1>
+<p><a class="button" href="${target}" rel="noreferrer">${escapeHtml(t('page.passwordAccepted.continue'))}</a></p>`,
   });
 }

@@ -38,7 +38,7 @@ import { type CachedLink, type LinkCache, UNKNOWN } from './link-cache.ts';
 import { disabledPage } from './link-pages.ts';
 import type { LookBefore } from './look-before.ts';
 import { wantsHtml } from './page-shell.ts';
-import { PasswordNotices, passwordAccepted, passwordPage } from './password-page.ts';
+import { passwordAccepted, passwordPage } from './password-page.ts';
 
 export interface RedirectRoutesOptions {
   mode: Mode;
@@ -159,7 +159,7 @@ export function createRedirect(options: RedirectRoutesOptions): Redirects {
     counts.disabled++;
     if (!wantsHtml(request)) return errorResponse(410, Messages.linkDisabled, headers);
     const reason = link.disabled?.reason ?? null;
-    return disabledPage(link.code, reason, headers, request.method === 'HEAD');
+    return disabledPage(link.code, reason, headers, request);
   };
   /** A fault while answering (a body refused with 413 or 408 is no fault of kurz's). */
   const failed = (error: unknown, request: Request) => {
@@ -289,7 +289,7 @@ export function createRedirect(options: RedirectRoutesOptions): Redirects {
     if (!passed && underInterstitial(link)) return interstitial(link, request);
     if (link.passwordHash !== null) {
       counts.passwordPage++;
-      return passwordPage(200, undefined, headers, link.code);
+      return passwordPage(200, undefined, headers, link.code, request);
     }
     // Rules and split, when the link has them: the visit's target, worked out once.
     const routed = link.routing?.route({ request, address: () => clientOf(request, server) });
@@ -402,15 +402,15 @@ export function createRedirect(options: RedirectRoutesOptions): Redirects {
       if (!fromOwnPage(request) && underInterstitial(link)) return interstitial(link, request);
       const key = `${domainId}/${code}\u0000${clientKey(clientOf, request, server)}`;
       const wait = wrongPasswords?.left(key) ?? 0;
-      if (wait > 0) return tooManyTries(wait, code);
+      if (wait > 0) return tooManyTries(wait, code, request);
       const body = await readForm(request);
       if (body === ABORTED) return aborted();
       const password = formPassword(body);
       if (password === undefined || !(await passwords.verify(password, link.passwordHash))) {
         const after = wrongPasswords?.take(key) ?? 0;
-        if (after > 0) return tooManyTries(after, code);
+        if (after > 0) return tooManyTries(after, code, request);
         counts.passwordWrong++;
-        return passwordPage(401, PasswordNotices.wrong, headers, code);
+        return passwordPage(401, 'wrong', headers, code, request);
       }
       wrongPasswords?.reset(key);
       // The rules and split of a protected link apply once its password is accepted.
@@ -427,7 +427,7 @@ export function createRedirect(options: RedirectRoutesOptions): Redirects {
       if (wantsHtml(request)) {
         const cookie = routed?.cookie;
         const extra = cookie === undefined ? headers : { ...headers, 'set-cookie': cookie };
-        return passwordAccepted(routed?.location ?? link.location, extra);
+        return passwordAccepted(routed?.location ?? link.location, extra, request);
       }
       if (routed !== undefined) return link.respondTo(routed, 303);
       return new Response(null, {
@@ -445,10 +445,10 @@ export function createRedirect(options: RedirectRoutesOptions): Redirects {
     return errorResponse(400, Messages.bodyNotObject, headers);
   }
 
-  function tooManyTries(wait: number, code: string): Response {
+  function tooManyTries(wait: number, code: string, request: Request): Response {
     counts.rateLimited++;
     const retry = { ...headers, 'retry-after': String(wait) };
-    return passwordPage(429, PasswordNotices.tooMany, retry, code);
+    return passwordPage(429, 'tooMany', retry, code, request);
   }
 
   return { follow: redirect, unlock, counts };

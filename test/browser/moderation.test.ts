@@ -1,7 +1,8 @@
 // The pages of moderation in Chromium against dist/kurz (run `bun run build` first;
 // scripts/ensure-chromium.sh installs the browser): the report form sends its report
 // under its strict policy, the new-account interstitial's Continue reaches the target,
-// and a password form (whose policy has form-action 'self') still lands on the target.
+// and a password form (whose policy has form-action 'self') still lands on the target;
+// in a German browser the pages are German, and the kurz-lang cookie overrides that.
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Browser, Page } from 'playwright-core';
@@ -117,6 +118,44 @@ describe('moderation pages in Chromium', () => {
         expect(await page.locator('h1').textContent()).toBe('Landed on /locked');
         expect(violations).toEqual([]);
       });
+    },
+    TIMEOUT,
+  );
+
+  test(
+    "in the browser's language: a German password form lands on the target; the kurz-lang cookie makes the report form French",
+    async () => {
+      await withKurz(
+        browser,
+        modeArgs('open'),
+        async (kurz, page) => {
+          const violations = watchPolicy(page);
+          for (const json of [
+            { url: landing('/geheim'), custom_code: 'geheim', password: 'Sesam' },
+            { url: landing('/offre'), custom_code: 'offre' },
+          ]) {
+            expect((await call(kurz.url, 'POST', '/api/shorten', { json })).status).toBe(201);
+          }
+          await page.goto(`${kurz.url}/geheim`);
+          expect(await page.title()).toBe('Passwort erforderlich');
+          expect(await page.locator('html').getAttribute('lang')).toBe('de');
+          await page.getByLabel('Passwort').fill('Sesam');
+          await page.getByRole('button', { name: 'Weiter' }).click();
+          await page.waitForURL(landing('/geheim'));
+
+          await page.context().addCookies([{ name: 'kurz-lang', value: 'fr', url: kurz.url }]);
+          await page.goto(`${kurz.url}/offre+report`);
+          await page.getByLabel('Motif', { exact: true }).waitFor();
+          expect(await page.title()).toBe('Signaler un lien');
+          // The messages its script reads are data in the page, as JSON.
+          const messages = JSON.parse(
+            (await page.locator('#kurz-messages').textContent()) ?? '{}',
+          ) as Record<string, string>;
+          expect(messages['page.report.done']).toBe('Merci\u00a0: le signalement a bien été reçu.');
+          expect(violations).toEqual([]);
+        },
+        { locale: 'de-DE' },
+      );
     },
     TIMEOUT,
   );

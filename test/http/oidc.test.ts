@@ -6,6 +6,8 @@
 
 import { afterAll, beforeAll, describe, expect, setSystemTime, test } from 'bun:test';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { Messages } from '../../src/domain/errors.ts';
+import { translator } from '../../src/i18n/translate.ts';
 import { CLIENT_ID, CLIENT_SECRET, TestProvider } from '../support/oidc-provider.ts';
 import { type AppOptions, BASE_URL, type Reply, TestApp } from '../support/test-app.ts';
 
@@ -26,6 +28,19 @@ const M = {
     'The account with your e-mail address is linked to another identity at this provider.',
   disabled: 'Account disabled',
 };
+
+/** The interface's message of each refusal, and its key in the catalogues. */
+const FAILURE_KEYS = {
+  oidcUnavailable: 'oidc.failed.unavailable',
+  oidcAttemptLost: 'oidc.failed.attemptLost',
+  oidcRefused: 'oidc.failed.refused',
+  oidcUnverified: 'oidc.failed.unverified',
+  oidcEmailUnverified: 'oidc.failed.emailUnverified',
+  oidcDomain: 'oidc.failed.domain',
+  oidcRegistrationClosed: 'oidc.failed.registrationClosed',
+  oidcLinkedElsewhere: 'oidc.failed.linkedElsewhere',
+  accountDisabled: 'oidc.failed.accountDisabled',
+} as const;
 
 let op: TestProvider;
 beforeAll(async () => {
@@ -55,8 +70,13 @@ async function begin(app: TestApp) {
 }
 
 /** The callback as the browser calls it: the provider's redirect, with the attempt cookie. */
-function callback(app: TestApp, url: URL, cookie: string): Promise<Reply> {
-  return app.get(`${url.pathname}${url.search}`, { headers: { cookie } });
+function callback(
+  app: TestApp,
+  url: URL,
+  cookie: string,
+  headers: Record<string, string> = {},
+): Promise<Reply> {
+  return app.get(`${url.pathname}${url.search}`, { headers: { ...headers, cookie } });
 }
 
 interface SignedIn {
@@ -68,11 +88,15 @@ interface SignedIn {
   cookie: string;
 }
 
-/** A whole sign-in of the provider's person `login`. */
-async function signIn(app: TestApp, login: string): Promise<SignedIn> {
+/** A whole sign-in of the provider's person `login` (from a browser sending `headers`). */
+async function signIn(
+  app: TestApp,
+  login: string,
+  headers: Record<string, string> = {},
+): Promise<SignedIn> {
   const { location, cookie } = await begin(app);
   const back = await op.authorize(location, login);
-  const reply = await callback(app, back, cookie);
+  const reply = await callback(app, back, cookie, headers);
   const token = /<meta name="kurz-token" content="([^"]+)">/.exec(reply.text)?.[1];
   return { reply, token, back, cookie };
 }
@@ -441,6 +465,73 @@ async function handMadeProvider(
     stop: () => server.stop(true),
   };
 }
+
+describe('the pages of a sign-in, in the browser’s language', () => {
+  const SIGNED_IN = {
+    de: ['Angemeldet', 'kurz wird geöffnet…', 'Dieser Browser speichert keine Daten'],
+    fr: ['Connecté', 'Ouverture de kurz…', 'Ce navigateur ne conserve aucune donnée'],
+    es: ['Sesión iniciada', 'Abriendo kurz…', 'Este navegador no guarda datos'],
+  } as const;
+
+  test.each(Object.entries(SIGNED_IN))(
+    'signed in, %s: the page and the texts of its script',
+    async (language, [title, opening, noStorage]) => {
+      const app = await oidcApp();
+      const { reply, token } = await signIn(app, 'ann', { 'accept-language': language });
+      expect(reply.status).toBe(200);
+      expect(token).toBeString();
+      expect(reply.headers.get('content-language')).toBe(language);
+      expect(reply.headers.get('vary')).toBe('Cookie, Accept-Language');
+      expect(reply.text).toContain(`<html lang="${language}" dir="ltr">`);
+      expect(reply.text).toContain(`<title>${title}</title>`);
+      expect(reply.text).toContain(`role="status">${opening}</p>`);
+      // The script's texts as data, before the script; the policy runs no inline script.
+      const block =
+        /<script type="application\/json" id="kurz-messages">([^<]*)<\/script>\n<script type="module" src="\/assets\/signed-in.js">/.exec(
+          reply.text,
+        );
+      const messages = JSON.parse(block?.[1] ?? '{}') as Record<string, string>;
+      expect(messages['oidc.signedIn.noStorage']).toStartWith(noStorage);
+      expect(Object.keys(messages).every((key) => /^(\$|oidc\.signedIn\.)/.test(key))).toBe(true);
+      expect(reply.headers.get('content-security-policy')).not.toContain('unsafe-inline');
+    },
+  );
+
+  test('a refusal says why in the language; the kurz-lang cookie beats Accept-Language', async () => {
+    const app = await oidcApp({ registration: 'closed' });
+    const closed = await signIn(app, 'ann', { 'accept-language': 'fr-FR,fr;q=0.9' });
+    expect(closed.reply.status).toBe(403);
+    expect(closed.reply.text).toContain('<html lang="fr" dir="ltr">');
+    expect(closed.reply.text).toContain('<title>Échec de la connexion</title>');
+    expect(refusal(closed.reply)).toStartWith('Les inscriptions sont fermées');
+    expect(closed.reply.text).toContain('<a href="/">Retour à la page de connexion</a>');
+
+    const lost = await app.get('/api/auth/oidc/callback?state=x&code=y', {
+      headers: { 'accept-language': 'fr', cookie: 'kurz-lang=de' },
+    });
+    expect(lost.status).toBe(400);
+    expect(lost.headers.get('content-language')).toBe('de');
+    expect(refusal(lost)).toBe(
+      'Dieser Anmeldeversuch ist abgelaufen oder wurde in einem anderen Fenster begonnen. Bitte erneut anmelden.',
+    );
+    const english = await app.get('/api/auth/oidc/callback?state=x&code=y', {
+      headers: { 'accept-language': 'ja' },
+    });
+    expect([english.headers.get('content-language'), refusal(english)]).toEqual([
+      'en',
+      M.attemptLost,
+    ]);
+  });
+
+  test('in English, a refusal says exactly what the interface names', () => {
+    const pairs = Object.entries(FAILURE_KEYS).map(([message, key]) => [
+      translator('en').t(key),
+      Messages[message as keyof typeof Messages],
+    ]);
+    for (const [text, message] of pairs) expect(text).toBe(message as string);
+    expect(pairs.length).toBe(9);
+  });
+});
 
 describe('ID tokens a certified provider would never send', () => {
   test.each([
