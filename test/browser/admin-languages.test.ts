@@ -11,7 +11,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { call, eventually, type Running } from '../support/binary.ts';
-import { createLinks, launchBrowser, PASSWORD } from '../support/browser.ts';
+import { type Account, account, createLinks, launchBrowser } from '../support/browser.ts';
 import { ADMIN_TOKEN, waitForText, withKurz } from '../support/web-page.ts';
 
 declare const document: {
@@ -224,20 +224,6 @@ const dateIn = (code: string, iso: string) =>
     timeStyle: 'short',
     timeZone: TIME_ZONE,
   }).format(new Date(iso));
-
-interface Account {
-  id: number;
-  token: string;
-  email: string;
-}
-
-async function account(base: string, email: string): Promise<Account> {
-  const reply = await call(base, 'POST', '/api/auth/register', {
-    json: { email, password: PASSWORD },
-  });
-  if (reply.status !== 200) throw new Error(`register failed: ${reply.status} ${reply.text}`);
-  return { id: reply.json.user.id, token: reply.json.token, email };
-}
 
 /**
  * The scene: ann (an admin), bob (two links, one clicked once, reported with details in

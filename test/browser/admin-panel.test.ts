@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { call, eventually } from '../support/binary.ts';
-import { createLinks, launchBrowser, PASSWORD } from '../support/browser.ts';
+import { type Account, account, createLinks, launchBrowser } from '../support/browser.ts';
 import {
   ADMIN_TOKEN,
   fitsWidth,
@@ -36,21 +36,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
 }, 30_000);
-
-interface Account {
-  id: number;
-  token: string;
-  email: string;
-}
-
-/** Registers an account through the API. */
-async function account(base: string, email: string): Promise<Account> {
-  const reply = await call(base, 'POST', '/api/auth/register', {
-    json: { email, password: PASSWORD },
-  });
-  if (reply.status !== 200) throw new Error(`register failed: ${reply.status} ${reply.text}`);
-  return { id: reply.json.user.id, token: reply.json.token, email };
-}
 
 /** Makes a user an admin with the operator's token. */
 async function promote(base: string, user: Account) {

@@ -26,13 +26,24 @@ export function launchBrowser(): Promise<Browser> {
 
 export const PASSWORD = 'correct horse 42';
 
-/** Registers an account through the API and returns its token. */
-export async function registerUser(base: string, email: string): Promise<string> {
+export interface Account {
+  id: number;
+  token: string;
+  email: string;
+}
+
+/** Registers an account through the API: its id, token and e-mail. */
+export async function account(base: string, email: string): Promise<Account> {
   const reply = await call(base, 'POST', '/api/auth/register', {
     json: { email, password: PASSWORD },
   });
   if (reply.status !== 200) throw new Error(`register failed: ${reply.status} ${reply.text}`);
-  return reply.json.token;
+  return { id: reply.json.user.id, token: reply.json.token, email };
+}
+
+/** Registers an account through the API and returns its token. */
+export async function registerUser(base: string, email: string): Promise<string> {
+  return (await account(base, email)).token;
 }
 
 export interface NewLink {
