@@ -3,7 +3,9 @@
 // change a listening server's certificates (server.reload keeps the TLS settings), so each
 // change of the set starts a new server on the same port (SO_REUSEPORT) and only then
 // stops the old one gracefully: the kernel hands new connections to the new server, the
-// old one finishes the requests it holds. No connection is refused or cut meanwhile.
+// old one finishes the requests it holds, and no request in flight is cut. Connections
+// the kernel had queued at the old server in the instant it closes are reset, unless
+// net.ipv4.tcp_migrate_req is 1, which hands them to the new one (migrationNote).
 
 import { readFileSync } from 'node:fs';
 import type { Logger } from '../logger.ts';
