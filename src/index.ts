@@ -234,6 +234,7 @@ async function serve(config: Config): Promise<number> {
   // --tls auto, whose orders they count (both start once the app is built).
   let https: HttpsListener | undefined;
   let acme: AcmeManager | undefined;
+  const acmeOrders = config.tls.mode === 'auto' ? { issued: 0, failed: 0 } : undefined;
   const app = createApp({
     // Auto previews read target pages as webhooks are delivered: private addresses
     // only with --webhook-allow-private.
@@ -256,17 +257,7 @@ async function serve(config: Config): Promise<number> {
     hstsMaxAgeSeconds: tls === undefined ? undefined : config.tls.hstsMaxAgeSeconds,
     certificates: tls?.certificates,
     listenerSwaps: () => https?.swaps ?? 0,
-    acmeOrders:
-      config.tls.mode === 'auto'
-        ? {
-            get issued() {
-              return acme?.counts.issued ?? 0;
-            },
-            get failed() {
-              return acme?.counts.failed ?? 0;
-            },
-          }
-        : undefined,
+    acmeOrders,
     adminToken: config.adminToken,
     registration: config.registration,
     passwordLogin: config.passwordLogin,
@@ -347,6 +338,7 @@ async function serve(config: Config): Promise<number> {
         names: () => domains.all().map((domain) => domain.host),
         onNamesChange: (listener) => domains.onChange(listener),
         log,
+        counts: acmeOrders,
       });
     }
   }

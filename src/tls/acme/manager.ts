@@ -62,6 +62,8 @@ export interface AcmeManagerOptions {
   /** Calls its listener whenever `names` may have changed; returns what stops it. */
   onNamesChange: (listener: () => void) => () => void;
   log: Logger;
+  /** Where the orders are counted (the metrics read it); a new one when not given. */
+  counts?: AcmeOrderCounts;
   now?: () => number;
   /** Delays between attempts for a name whose orders fail. */
   backoff?: Backoff;
@@ -91,7 +93,7 @@ function served(stored: StoredCertificate): ServedCertificate {
 }
 
 export class AcmeManager {
-  readonly counts: AcmeOrderCounts = { issued: 0, failed: 0 };
+  readonly counts: AcmeOrderCounts;
   private readonly orderer: AcmeOrderer;
   private readonly now: () => number;
   private readonly backoff: Backoff;
@@ -117,6 +119,7 @@ export class AcmeManager {
   private roundRetryAt = 0;
 
   private constructor(private readonly options: AcmeManagerOptions) {
+    this.counts = options.counts ?? { issued: 0, failed: 0 };
     this.now = options.now ?? Date.now;
     this.backoff = options.backoff ?? DEFAULT_BACKOFF;
     this.checkIntervalMs = options.checkIntervalMs ?? 12 * HOUR_MS;
