@@ -6,12 +6,19 @@ import type { Catalogue } from './catalogues.ts';
 import type { Translator } from './translate.ts';
 
 /**
- * `<script type="application/json" id="kurz-messages">`: data, never run. `<` is written
- * `\u003c`, so no text in it can close the element.
+ * Messages as JSON safe inside a script element: `<` is written `\u003c` (so no
+ * `</script>` or `<!--` can end or bend the block), as are the line separators.
  */
+export function catalogueJson(messages: Catalogue): string {
+  return JSON.stringify(messages)
+    .replaceAll('<', '\\u003c')
+    .replaceAll('\u2028', '\\u2028')
+    .replaceAll('\u2029', '\\u2029');
+}
+
+/** `<script type="application/json" id="kurz-messages">`: data, never run. */
 export function messagesScript(messages: Catalogue): string {
-  const json = JSON.stringify(messages).replace(/</g, '\\u003c');
-  return `<script type="application/json" id="kurz-messages">${json}</script>`;
+  return `<script type="application/json" id="kurz-messages">${catalogueJson(messages)}</script>`;
 }
 
 const subsets = new Map<string, Catalogue>();

@@ -5,6 +5,7 @@
 // data, never run, so the page's Content Security Policy stays as strict as it was.
 
 import { CATALOGUES, LANGUAGES } from '../i18n/catalogues.ts';
+import { catalogueJson } from '../i18n/page-messages.ts';
 import type { Translator } from '../i18n/translate.ts';
 import { escapeHtml } from './html.ts';
 
@@ -13,15 +14,9 @@ const OWN_NAMES: Readonly<Record<string, string>> = Object.fromEntries(
   LANGUAGES.map((code) => [code, String(CATALOGUES[code]?.$name ?? code)]),
 );
 
-/**
- * The messages as JSON safe inside a script element: `<` is written `\u003c` (so no
- * `</script>` or `<!--` can end or bend the block), as are the line separators.
- */
+/** The page's messages block: the language's messages and the chooser's names, as safe JSON. */
 export function messagesJson(translation: Translator): string {
-  return JSON.stringify({ ...translation.messages, $languages: OWN_NAMES })
-    .replaceAll('<', '\\u003c')
-    .replaceAll('\u2028', '\\u2028')
-    .replaceAll('\u2029', '\\u2029');
+  return catalogueJson({ ...translation.messages, $languages: OWN_NAMES });
 }
 
 /** `html` (the whole page, parts filled in) in the translator's language. */
@@ -52,7 +47,7 @@ export function translatePage(html: string, translation: Translator): string {
     })
     .on('script#kurz-messages', {
       element(element) {
-        // Written as it is: messagesJson leaves no `<` in it to end the element.
+        // Written as it is: catalogueJson leaves no `<` in it to end the element.
         element.setInnerContent(json, { html: true });
       },
     })
