@@ -12,8 +12,6 @@ import { afterAll, describe, expect, onTestFinished, test } from 'bun:test';
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { DomainRegistry } from '../../src/domains/registry.ts';
 import type { Logger } from '../../src/logger.ts';
-import { openPostgres } from '../../src/store/postgres/postgres-store.ts';
-import { openSqlite } from '../../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../../src/store/store.ts';
 import type { StoredCertificate } from '../../src/store/tls.ts';
 import { AcmeManager, type AcmeManagerOptions } from '../../src/tls/acme/manager.ts';
@@ -21,14 +19,12 @@ import { storedChallenges } from '../../src/tls/acme/orderer.ts';
 import { CertificateSet } from '../../src/tls/certificates.ts';
 import { CHALLENGE_PREFIX, ChallengeResponses } from '../../src/tls/challenges.ts';
 import { eventually } from '../support/binary.ts';
-import { atCleanUp } from '../support/cleanup.ts';
 import { PEBBLE_MISSING, type RunningPebble, startPebble } from '../support/pebble.ts';
 import { freshSchemaUrl } from '../support/postgres.ts';
+import { testStore } from '../support/stores.ts';
 
 if (PEBBLE_MISSING !== undefined)
   console.warn(`kurz: the --tls auto tests are skipped: ${PEBBLE_MISSING}`);
-
-type Backend = 'sqlite' | 'postgres';
 
 /**
  * An order takes a second or two (Pebble, a database, a poll), more on a busy machine:
@@ -36,20 +32,6 @@ type Backend = 'sqlite' | 'postgres';
  */
 const WAIT = 40_000;
 const SLOW = 90_000;
-
-async function open(backend: Backend, url?: string): Promise<Store> {
-  const store =
-    backend === 'sqlite'
-      ? openSqlite({ path: ':memory:', durability: 'normal' })
-      : await openPostgres({
-          url: url ?? (await freshSchemaUrl()),
-          pool: 2,
-          analyticsIntervalMs: 0,
-        });
-  onTestFinished(() => store.close());
-  atCleanUp(() => store.close());
-  return store;
-}
 
 /** A log kept in memory. */
 function memoryLog(): Logger & { lines: string[] } {
@@ -194,7 +176,7 @@ describe.skipIf(PEBBLE_MISSING !== undefined).each(['sqlite', 'postgres'] as con
     test(
       'the first certificates: one per name, chains to Pebble’s root, kept in the store',
       async () => {
-        const store = await open(backend);
+        const store = await testStore(backend);
         const pebble = await acmeServer(store);
         const { manager, certificates, log } = await startManager(store, pebble, [
           's.example.com',
@@ -239,7 +221,7 @@ describe.skipIf(PEBBLE_MISSING !== undefined).each(['sqlite', 'postgres'] as con
     test(
       'a domain added at run time gets its certificate without a restart',
       async () => {
-        const store = await open(backend);
+        const store = await testStore(backend);
         const pebble = await acmeServer(store);
         const registry = await DomainRegistry.open(store, () => 'https://s.example.com');
         onTestFinished(() => registry.close());
@@ -273,7 +255,7 @@ describe.skipIf(PEBBLE_MISSING !== undefined).each(['sqlite', 'postgres'] as con
     test(
       'a short-lived certificate is renewed once a third of its lifetime is left',
       async () => {
-        const store = await open(backend);
+        const store = await testStore(backend);
         const pebble = await acmeServer(store, 6);
         const { manager, certificates, log } = await startManager(store, pebble, ['s.example.com']);
         await eventually(
@@ -312,7 +294,7 @@ describe.skipIf(PEBBLE_MISSING !== undefined).each(['sqlite', 'postgres'] as con
     test(
       'a failing challenge: no certificate, the reason logged and counted, tried again later, the others served',
       async () => {
-        const store = await open(backend);
+        const store = await testStore(backend);
         const pebble = await acmeServer(store);
         // Nothing answers there: Pebble's check of the challenge is refused.
         await pebble.resolve('bad.example.com', '127.0.0.2');
@@ -351,7 +333,7 @@ describe.skipIf(PEBBLE_MISSING !== undefined).each(['sqlite', 'postgres'] as con
     test(
       'a restart serves the kept certificate and orders nothing for it; the account is reused',
       async () => {
-        const store = await open(backend);
+        const store = await testStore(backend);
         const pebble = await acmeServer(store);
         const before = await startManager(store, pebble, ['s.example.com']);
         await eventually(
@@ -384,7 +366,7 @@ describe.skipIf(PEBBLE_MISSING !== undefined).each(['sqlite', 'postgres'] as con
     test(
       'an instance that died holding the lease blocks the others only until it runs out',
       async () => {
-        const store = await open(backend);
+        const store = await testStore(backend);
         const pebble = await acmeServer(store);
         const leaseEnd = Date.now() + 1_500;
         expect(await store.takeOrderLease('died-while-ordering', Date.now(), leaseEnd)).toBe(true);
@@ -407,7 +389,7 @@ describe.skipIf(PEBBLE_MISSING !== undefined).each(['sqlite', 'postgres'] as con
     test(
       'a certificate from another directory (staging) is served until this one’s replaces it',
       async () => {
-        const store = await open(backend);
+        const store = await testStore(backend);
         const pebble = await acmeServer(store);
         const staging = await startManager(store, pebble, ['s.example.com']);
         await eventually(
@@ -448,9 +430,9 @@ describe.skipIf(PEBBLE_MISSING !== undefined)(
       async () => {
         const url = await freshSchemaUrl();
         const [one, two, third] = [
-          await open('postgres', url),
-          await open('postgres', url),
-          await open('postgres', url),
+          await testStore('postgres', url),
+          await testStore('postgres', url),
+          await testStore('postgres', url),
         ];
         const pebble = await acmeServer(third);
         const [a, b] = await Promise.all([

@@ -2,7 +2,7 @@
 // hold the same on SQLite and on PostgreSQL. Behaviour only one of them has (SQLite's
 // files and PRAGMAs; PostgreSQL's several instances on one database) is tested below.
 
-import { describe, expect, onTestFinished, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { LOG_COLUMNS, PendingTally } from '../../src/domain/clicks.ts';
 import { linkEventRecord } from '../../src/domain/webhooks.ts';
 import {
@@ -29,25 +29,7 @@ import {
 import { eventually } from '../support/binary.ts';
 import { atCleanUp, tempDir } from '../support/cleanup.ts';
 import { freshSchemaUrl } from '../support/postgres.ts';
-import { stillStore } from '../support/stores.ts';
-
-type Backend = 'sqlite' | 'postgres';
-
-async function open(backend: Backend, url?: string): Promise<Store> {
-  const store =
-    backend === 'sqlite'
-      ? openSqlite({ path: ':memory:', durability: 'normal' })
-      : await openPostgres({
-          url: url ?? (await freshSchemaUrl()),
-          pool: 2,
-          analyticsIntervalMs: 0,
-        });
-  // Closed when its test ends, not when the run does: PostgreSQL allows about a hundred
-  // connections, and the tests of the binary that run after this file need their share.
-  onTestFinished(() => store.close());
-  atCleanUp(() => store.close());
-  return store;
-}
+import { stillStore, testStore } from '../support/stores.ts';
 
 /** The click log as rows, oldest first, with the Click field names. */
 async function clickRows(store: Store): Promise<Click[]> {
@@ -154,7 +136,7 @@ const newKey = (userId: number, secretHash: string): NewApiKey => ({
 
 describe.each(['sqlite', 'postgres'] as const)('Store contract on %s', (backend) => {
   test("a link.created message is the link's record, byte for byte, as linkEventRecord writes it", async () => {
-    const store = await open(backend);
+    const store = await testStore(backend);
     const ann = (await store.createUser('ann@example.com', 'h')) as User;
     await hookOf(store, ann.id);
     const domain = await store.createDomain({
@@ -203,7 +185,7 @@ describe.each(['sqlite', 'postgres'] as const)('Store contract on %s', (backend)
   });
 
   test('users: created once per e-mail, found by e-mail with their hash, known by id', async () => {
-    const store = await open(backend);
+    const store = await testStore(backend);
     const ann = await store.createUser('ann@example.com', 'hash-a');
     expect(ann).toEqual({ id: expect.any(Number), email: 'ann@example.com' });
     expect(await store.createUser('ann@example.com', 'hash-b')).toBeUndefined();
@@ -221,7 +203,7 @@ describe.each(['sqlite', 'postgres'] as const)('Store contract on %s', (backend)
   });
 
   test('a new password raises the token version; users are listed with their links', async () => {
-    const store = await open(backend);
+    const store = await testStore(backend);
     const ann = (await store.createUser('ann@example.com', 'hash-a')) as User;
     const bob = (await store.createUser('bob@example.com', 'hash-b')) as User;
     await store.createLinks([newLink(ann.id, 'a1'), newLink(ann.id, 'a2'), newLink(null, 'o1')]);
@@ -240,7 +222,7 @@ describe.each(['sqlite', 'postgres'] as const)('Store contract on %s', (backend)
   });
 
   test('OIDC accounts: made without a password, found by subject, linked by e-mail, and given the admin role', async () => {
-    const store = await open(backend);
+    const store = await testStore(backend);
     const issuer = 'https://idp.example';
     const made = await store.createOidcUser('ann@example.com', { issuer, subject: 's-ann' }, false);
     expect(made).toEqual({
@@ -302,7 +284,7 @@ describe.each(['sqlite', 'postgres'] as const)('Store contract on %s', (backend)
   });
 
   test('removing a user takes their keys, and their links with every click, or hands the links to no one', async () => {
-    const store = await open(backend);
+    const store = await testStore(backend);
     const ann = (await store.createUser('ann@example.com', 'h')) as User;
     const bob = (await store.createUser('bob@example.com', 'h')) as User;
     const created = await store.createLinks([
@@ -336,7 +318,7 @@ describe.each(['sqlite', 'postgres'] as const)('Store contract on %s', (backend)
   });
 
   test('API keys: stored by hash, listed newest first without it, limited per user, revoked by their owner only', async () => {
-    const store = await open(backend);
+    const store = await testStore(backend);
     const ann = (await store.createUser('ann@example.com', 'h')) as User;
     const bob = (await store.createUser('bob@example.com', 'h')) as User;
     const first = await store.createApiKey(newKey(ann.id, '1'.repeat(64)), 2);
@@ -373,7 +355,7 @@ describe.each(['sqlite', 'postgres'] as const)('Store contract on %s', (backend)
   });
 
   test('a batch of clicks is written whole, every field in its place, and counted per link', async () => {
-    const store = await open(backend);
+    const store = await testStore(backend);
     const [a, b] = [await make(store, 'a'), await make(store, 'b', { createdAt: 6 })];
     const batch = Array.from({ length: 37 }, (_, i) => click((i % 3 === 0 ? b : a).id, i));
     await store.recordClicks(batch);
@@ -386,7 +368,7 @@ describe.each(['sqlite', 'postgres'] as const)('Store contract on %s', (backend)
   });
 
   test('imported clicks keep their time and fields, are counted, and are read back like any', async () => {
-    const store = await open(backend);
+    const store = await testStore(backend);
     const [a, b] = [await make(store, 'a'), await make(store, 'b', { createdAt: 6 })];
     await store.recordClicks([click(a.id, 100)]);
     const old = Array.from({ length: 5 }, (_, i) => ({
@@ -410,7 +392,7 @@ describe.each(['sqlite', 'postgres'] as const)('Store contract on %s', (backend)
   });
 
   test('links are inserted in one batch; a code taken before or within it gives undefined', async () => {
-    const store = await open(backend);
+    const store = await testStore(backend);
     await store.createLinks([link('old')]);
     const results = await store.createLinks([
       link('a'),
@@ -438,7 +420,7 @@ describe.each(['sqlite', 'postgres'] as const)('Store contract on %s', (backend)
   });
 
   test('a batch of hundreds keeps its order: ids rise with it, codes taken anywhere give undefined, each link made has its tags', async () => {
-    const store = await open(backend);
+    const store = await testStore(backend);
     await store.createLinks([link('old-150'), link('old-205'), link('old-232')]);
     // 234 links: stores may insert several rows a statement; taken codes fall in each part.
     const codes = Array.from({ length: 234 }, (_, i) => `c${i}`);
@@ -465,7 +447,7 @@ describe.each(['sqlite', 'postgres'] as const)('Store contract on %s', (backend)
   });
 
   test('a link is found by its exact code, with what a redirect needs', async () => {
-    const store = await open(backend);
+    const store = await testStore(backend);
     const made = await make(store, 'Code_1', { source: 'newsletter' });
     expect(await store.findLinkByCode('Code_1')).toEqual({
       id: made.id,
@@ -487,7 +469,7 @@ describe.each(['sqlite', 'postgres'] as const)('Store contract on %s', (backend)
   });
 
   test('which links of a page have a password is told in one query', async () => {
-    const store = await open(backend);
+    const store = await testStore(backend);
     const plain = await make(store, 'plain');
     const locked = await make(store, 'locked', { passwordHash: 'hash' });
     expect(await store.protectedLinkIds([plain.id, locked.id, 9999])).toEqual([locked.id]);
@@ -495,7 +477,7 @@ describe.each(['sqlite', 'postgres'] as const)('Store contract on %s', (backend)
   });
 
   test("a user's link is found with the moment its owner's account was made", async () => {
-    const store = await open(backend);
+    const store = await testStore(backend);
     const user = await store.createUser('owner@example.com', 'hash');
     if (user === undefined) throw new Error('no user');
     await make(store, 'owned', { userId: user.id });
@@ -505,7 +487,7 @@ describe.each(['sqlite', 'postgres'] as const)('Store contract on %s', (backend)
   });
 
   test("a link's rules, variants and preview are kept as given, found with it, changed and cleared", async () => {
-    const store = await open(backend);
+    const store = await testStore(backend);
     const rules = JSON.stringify([
       { url: 'https://apps.apple.com/x', conditions: [{ type: 'os', value: 'ios' }] },
     ]);
@@ -535,7 +517,7 @@ describe.each(['sqlite', 'postgres'] as const)('Store contract on %s', (backend)
   });
 
   test('lists are newest first, paged, per owner, with totals that agree', async () => {
-    const store = await open(backend);
+    const store = await testStore(backend);
     const ann = (await store.createUser('ann@example.com', 'h'))?.id as number;
     const bob = (await store.createUser('bob@example.com', 'h'))?.id as number;
     for (let i = 0; i < 7; i++) {
@@ -565,7 +547,7 @@ describe.each(['sqlite', 'postgres'] as const)('Store contract on %s', (backend)
   });
 
   test('chunks after a cursor walk the same order as pages, with counts', async () => {
-    const store = await open(backend);
+    const store = await testStore(backend);
     const made: Link[] = [];
     for (let i = 0; i < 10; i++)
       made.push(await make(store, `c${i}`, { createdAt: 10 + (i >> 1) }));
@@ -585,7 +567,7 @@ describe.each(['sqlite', 'postgres'] as const)('Store contract on %s', (backend)
   });
 
   test('detail chunks walk the same order with every setting, per owner or all', async () => {
-    const store = await open(backend);
+    const store = await testStore(backend);
     const ann = (await store.createUser('ann@example.com', 'h'))?.id as number;
     const kept = await make(store, 'kept', {
       userId: ann,
@@ -640,7 +622,7 @@ describe.each(['sqlite', 'postgres'] as const)('Store contract on %s', (backend)
   });
 
   test('many codes are looked up at once: who holds each, and nothing for free ones', async () => {
-    const store = await open(backend);
+    const store = await testStore(backend);
     const ann = (await store.createUser('ann@example.com', 'h'))?.id as number;
     await make(store, 'taken', { userId: ann, createdAt: 7, originalUrl: 'https://a.example/' });
     await make(store, 'Taken', { createdAt: 8 });
@@ -666,7 +648,7 @@ describe.each(['sqlite', 'postgres'] as const)('Store contract on %s', (backend)
   });
 
   test('links are found by owner and creation times, no one’s apart from an account’s', async () => {
-    const store = await open(backend);
+    const store = await testStore(backend);
     const ann = (await store.createUser('ann@example.com', 'h'))?.id as number;
     await make(store, 'a1', { userId: ann, createdAt: 1_700_000_000_001 });
     await make(store, 'a2', { userId: ann, createdAt: 1_700_000_000_002 });
@@ -686,7 +668,7 @@ describe.each(['sqlite', 'postgres'] as const)('Store contract on %s', (backend)
   });
 
   test('the link quota holds for concurrent batches', async () => {
-    const store = await open(backend);
+    const store = await testStore(backend);
     const ann = (await store.createUser('ann@example.com', 'h'))?.id as number;
     const results = (
       await Promise.all(
@@ -705,7 +687,7 @@ describe.each(['sqlite', 'postgres'] as const)('Store contract on %s', (backend)
   });
 
   test('link totals follow inserts and deletes, those cascaded from a user too', async () => {
-    const store = await open(backend);
+    const store = await testStore(backend);
     const ann = (await store.createUser('ann@example.com', 'h'))?.id as number;
     const bob = (await store.createUser('bob@example.com', 'h'))?.id as number;
     await store.createLinks([
@@ -722,7 +704,7 @@ describe.each(['sqlite', 'postgres'] as const)('Store contract on %s', (backend)
   });
 
   test('a setting is made once and then kept (first writer wins); replacing it replaces it', async () => {
-    const store = await open(backend);
+    const store = await testStore(backend);
     expect(await store.setting('k', () => 'first')).toBe('first');
     expect(await store.setting('k', () => 'second')).toBe('first');
     await store.replaceSetting('k', 'third');
@@ -730,13 +712,13 @@ describe.each(['sqlite', 'postgres'] as const)('Store contract on %s', (backend)
   });
 
   test('ping resolves while the database works', async () => {
-    const store = await open(backend);
+    const store = await testStore(backend);
     await store.ping();
     await store.ping();
   });
 
   test('after close, every operation is unavailable', async () => {
-    const store = await open(backend);
+    const store = await testStore(backend);
     await store.close();
     await expect(store.ping()).rejects.toThrow('Database unavailable');
     await expect(store.findLinkByCode('x')).rejects.toThrow('Database unavailable');
@@ -1000,7 +982,7 @@ describe('SQLite: the one sender of its outbox', () => {
 describe('PostgreSQL: several stores on one database', () => {
   test('a host blocked on one store is told to the others', async () => {
     const url = await freshSchemaUrl();
-    const [one, two] = [await open('postgres', url), await open('postgres', url)];
+    const [one, two] = [await testStore('postgres', url), await testStore('postgres', url)];
     let told = 0;
     two.watchBlockedHosts(() => told++);
     await one.addBlockedHost({ host: 'evil.example', reason: null, createdAt: 1, addedBy: null });
@@ -1013,7 +995,7 @@ describe('PostgreSQL: several stores on one database', () => {
   test('stores opened at once migrate once and share the first setting stored', async () => {
     const url = await freshSchemaUrl();
     const stores = await Promise.all(
-      Array.from({ length: 3 }, () => open('postgres', url) as Promise<PostgresStore>),
+      Array.from({ length: 3 }, () => testStore('postgres', url) as Promise<PostgresStore>),
     );
     const values = await Promise.all(stores.map((s, i) => s.setting('jwt_secret', () => `k${i}`)));
     expect(new Set(values).size).toBe(1);
@@ -1026,7 +1008,7 @@ describe('PostgreSQL: several stores on one database', () => {
 
   test('counts stay exact when several stores write clicks of the same links at once', async () => {
     const url = await freshSchemaUrl();
-    const [a, b] = [await open('postgres', url), await open('postgres', url)];
+    const [a, b] = [await testStore('postgres', url), await testStore('postgres', url)];
     const hot = await make(a as Store, 'hot');
     const cold = await make(a as Store, 'cold');
     const batches = Array.from({ length: 40 }, (_, i) =>
@@ -1047,7 +1029,7 @@ describe('PostgreSQL: several stores on one database', () => {
 
   test('a code taken on one store is told to the others; the race for a code has one winner', async () => {
     const url = await freshSchemaUrl();
-    const [a, b] = [await open('postgres', url), await open('postgres', url)];
+    const [a, b] = [await testStore('postgres', url), await testStore('postgres', url)];
     const told: string[] = [];
     (b as Store).watchLinks(
       (code) => told.push(code),
@@ -1075,7 +1057,7 @@ describe('PostgreSQL: several stores on one database', () => {
 
   test('settle() resolves only once every change committed before it was told', async () => {
     const url = await freshSchemaUrl();
-    const [a, b] = [await open('postgres', url), await open('postgres', url)];
+    const [a, b] = [await testStore('postgres', url), await testStore('postgres', url)];
     const told = new Set<string>();
     (b as Store).watchLinks(
       (code) => told.add(code),
@@ -1093,7 +1075,7 @@ describe('PostgreSQL: several stores on one database', () => {
 
 describe.each(['sqlite', 'postgres'] as const)('Moderation in the store on %s', (backend) => {
   test('an admin is told by standing; a disabled user has no standing, token version or key', async () => {
-    const store = await open(backend);
+    const store = await testStore(backend);
     const ann = (await store.createUser('ann@example.com', 'h')) as User;
     await store.createApiKey(newKey(ann.id, 'd'.repeat(64)), 10);
     expect(await store.standing(ann.id)).toEqual({ version: 0, admin: false });
@@ -1121,7 +1103,7 @@ describe.each(['sqlite', 'postgres'] as const)('Moderation in the store on %s', 
   });
 
   test('users are searched by e-mail, oldest first, in pages with their total', async () => {
-    const store = await open(backend);
+    const store = await testStore(backend);
     const users: User[] = [];
     for (const name of ['ann', 'bob', 'anna', 'cid']) {
       users.push((await store.createUser(`${name}@example.com`, 'h')) as User);
@@ -1144,7 +1126,7 @@ describe.each(['sqlite', 'postgres'] as const)('Moderation in the store on %s', 
   });
 
   test('a link disabled and enabled: read back everywhere, told to its webhooks and to every instance', async () => {
-    const store = await open(backend);
+    const store = await testStore(backend);
     const ann = (await store.createUser('ann@example.com', 'h')) as User;
     const hook = await store.createWebhook(
       {
@@ -1205,7 +1187,7 @@ describe.each(['sqlite', 'postgres'] as const)('Moderation in the store on %s', 
   });
 
   test("every owner's links are searched by text, owner's e-mail, domain and state, newest first", async () => {
-    const store = await open(backend);
+    const store = await testStore(backend);
     const ann = (await store.createUser('ann@example.com', 'h')) as User;
     const bob = (await store.createUser('bob@example.com', 'h')) as User;
     const made = (await store.createLinks([
@@ -1249,7 +1231,7 @@ describe.each(['sqlite', 'postgres'] as const)('Moderation in the store on %s', 
   });
 
   test("the blocklist's hosts: added once, listed in order, removed, each change told", async () => {
-    const store = await open(backend);
+    const store = await testStore(backend);
     let told = 0;
     store.watchBlockedHosts(() => told++);
     const entry = { host: 'evil.example', reason: 'phishing', createdAt: 10, addedBy: null };
@@ -1273,7 +1255,7 @@ describe.each(['sqlite', 'postgres'] as const)('Moderation in the store on %s', 
   });
 
   test("the overview's figures: links, today's clicks rolled up or not, users, reports, disabled links, blocked hosts", async () => {
-    const store = await open(backend);
+    const store = await testStore(backend);
     const ann = (await store.createUser('ann@example.com', 'h')) as User;
     const made = (await store.createLinks([newLink(ann.id, 'a1'), newLink(null, 'o1')])) as Link[];
     const since = 1_795_000_000_000 - (1_795_000_000_000 % 86_400_000);
@@ -1315,7 +1297,7 @@ describe.each(['sqlite', 'postgres'] as const)('Reports in the store on %s', (ba
   });
 
   test('a report is kept with its link as it is now, and listed newest first by status', async () => {
-    const store = await open(backend);
+    const store = await testStore(backend);
     const ann = (await store.createUser('ann@example.com', 'h')) as User;
     const link = await make(store, 'bad', {
       userId: ann.id,
@@ -1376,7 +1358,7 @@ describe.each(['sqlite', 'postgres'] as const)('Reports in the store on %s', (ba
   });
 
   test('report.created goes to the webhooks of enabled admins and of no one, in the same transaction', async () => {
-    const store = await open(backend);
+    const store = await testStore(backend);
     const ann = (await store.createUser('ann@example.com', 'h')) as User;
     const bob = (await store.createUser('bob@example.com', 'h')) as User;
     const cat = (await store.createUser('cat@example.com', 'h')) as User;

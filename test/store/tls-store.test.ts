@@ -3,30 +3,11 @@
 // to every instance on the database, challenges are found until they expire, and one
 // holder at a time has the lease on ordering, until it gives it up or it runs out.
 
-import { describe, expect, onTestFinished, test } from 'bun:test';
-import { openPostgres } from '../../src/store/postgres/postgres-store.ts';
-import { openSqlite } from '../../src/store/sqlite/sqlite-store.ts';
-import type { Store } from '../../src/store/store.ts';
+import { describe, expect, test } from 'bun:test';
 import type { StoredCertificate } from '../../src/store/tls.ts';
 import { eventually } from '../support/binary.ts';
-import { atCleanUp } from '../support/cleanup.ts';
 import { freshSchemaUrl } from '../support/postgres.ts';
-
-type Backend = 'sqlite' | 'postgres';
-
-async function open(backend: Backend, url?: string): Promise<Store> {
-  const store =
-    backend === 'sqlite'
-      ? openSqlite({ path: ':memory:', durability: 'normal' })
-      : await openPostgres({
-          url: url ?? (await freshSchemaUrl()),
-          pool: 2,
-          analyticsIntervalMs: 0,
-        });
-  onTestFinished(() => store.close());
-  atCleanUp(() => store.close());
-  return store;
-}
+import { testStore } from '../support/stores.ts';
 
 const cert = (name: string, serial: string, extra: Partial<StoredCertificate> = {}) => ({
   name,
@@ -41,7 +22,7 @@ const cert = (name: string, serial: string, extra: Partial<StoredCertificate> = 
 
 describe.each(['sqlite', 'postgres'] as const)('the TLS area on %s', (backend) => {
   test('an ACME account is kept once per directory, the first one stored winning', async () => {
-    const store = await open(backend);
+    const store = await testStore(backend);
     const directory = 'https://acme.example/directory';
     expect(await store.acmeAccount(directory)).toBeUndefined();
     const first = { directory, keyPem: 'KEY-1', url: null, createdAt: 10 };
@@ -56,7 +37,7 @@ describe.each(['sqlite', 'postgres'] as const)('the TLS area on %s', (backend) =
   });
 
   test('certificates are kept per name, a renewal replacing the one before', async () => {
-    const store = await open(backend);
+    const store = await testStore(backend);
     let heard = 0;
     const stop = store.watchCertificates(() => heard++);
     await store.saveCertificate(cert('b.example.com', 'B1'));
@@ -76,7 +57,7 @@ describe.each(['sqlite', 'postgres'] as const)('the TLS area on %s', (backend) =
   });
 
   test('a challenge is found until it expires or is removed; expired ones are swept', async () => {
-    const store = await open(backend);
+    const store = await testStore(backend);
     await store.addChallenge('tok-1', 'tok-1.thumb', 1_000, 0);
     await store.addChallenge('tok-2', 'tok-2.thumb', 5_000, 0);
     expect(await store.findChallenge('tok-1', 999)).toBe('tok-1.thumb');
@@ -90,7 +71,7 @@ describe.each(['sqlite', 'postgres'] as const)('the TLS area on %s', (backend) =
   });
 
   test('one holder at a time has the lease on ordering, until released or run out', async () => {
-    const store = await open(backend);
+    const store = await testStore(backend);
     expect(await store.takeOrderLease('one', 0, 1_000)).toBe(true);
     expect(await store.takeOrderLease('two', 500, 1_500)).toBe(false);
     expect(await store.takeOrderLease('one', 600, 2_000)).toBe(true);
@@ -107,8 +88,8 @@ describe.each(['sqlite', 'postgres'] as const)('the TLS area on %s', (backend) =
 describe('the TLS area on one PostgreSQL database, two instances', () => {
   test('a certificate one instance saves is announced to the other', async () => {
     const url = await freshSchemaUrl();
-    const one = await open('postgres', url);
-    const two = await open('postgres', url);
+    const one = await testStore('postgres', url);
+    const two = await testStore('postgres', url);
     let heard = 0;
     two.watchCertificates(() => heard++);
     await one.saveCertificate(cert('s.example.com', 'S1'));
