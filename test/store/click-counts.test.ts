@@ -20,14 +20,14 @@ function openFile(path = join(tempDir(), 'k.db'), rollup = BY_HAND) {
 }
 
 /**
- * One slice of the rollup. The maintenance thread of a file database holds the counts
- * file's lock a moment while it checkpoints; a slice refused then (SQLITE_BUSY, with
- * nothing written) is tried again, as the rollup's own timer would.
+ * Runs one piece of the rollup by hand. The maintenance thread of a file database holds
+ * the counts file's lock a moment while it checkpoints; a slice refused then
+ * (SQLITE_BUSY, with nothing written) is tried again, as the rollup's own timer would.
  */
-async function step(store: SqliteStore): Promise<boolean> {
+async function whenFree<T>(work: () => T): Promise<T> {
   for (let tries = 1; ; tries++) {
     try {
-      return store.rollup.step();
+      return work();
     } catch (error) {
       const busy = error instanceof SQLiteError && (error.code ?? '').startsWith('SQLITE_BUSY');
       if (!busy || tries === 100) throw error;
@@ -35,6 +35,12 @@ async function step(store: SqliteStore): Promise<boolean> {
     }
   }
 }
+
+/** One slice of the rollup. */
+const step = (store: SqliteStore) => whenFree(() => store.rollup.step());
+
+/** The rollup's cycles run to the end, as closing the store runs them. */
+const flush = (store: SqliteStore) => whenFree(() => store.rollup.flush());
 
 async function withLinks(store: SqliteStore, codes: string[]) {
   const made = await store.createLinks(
@@ -115,7 +121,7 @@ describe('click counts (log + rollup)', () => {
     const [a, b] = (await withLinks(store, ['a', 'b'])) as [number, number, number];
     await store.recordClicks([click(a as number), click(a as number), click(b as number)]);
     expect(await countsOf(store)).toEqual({ a: 2, b: 1 });
-    store.rollup.flush();
+    await flush(store);
     await store.recordClicks([click(b as number)]);
     expect(await countsOf(store)).toEqual({ a: 2, b: 2 });
     expect(rolledUp(store.sqlite)).toEqual({
@@ -154,7 +160,7 @@ describe('click counts (log + rollup)', () => {
       b,
     ]);
     await store.recordClicks([click(a)]);
-    store.rollup.flush();
+    await flush(store);
     expect(rolledUp(store.sqlite)).toEqual({
       through: 6,
       counters: [
@@ -171,7 +177,7 @@ describe('click counts (log + rollup)', () => {
     const store = openFile(path);
     const [a, b] = (await withLinks(store, ['a', 'b'])) as [number, number, number];
     await store.recordClicks([click(a), click(b), click(b)]);
-    store.rollup.flush();
+    await flush(store);
     await store.recordClicks([click(a), click(a), click(b)]);
     expect(await step(store)).toBe(true);
     expect(await step(store)).toBe(true);
@@ -180,7 +186,7 @@ describe('click counts (log + rollup)', () => {
     expect(rolledUp(store.sqlite).through).toBe(3);
     expect(await countsOf(store)).toEqual({ a: 3, b: 3 });
     await store.recordClicks([click(b)]);
-    store.rollup.flush();
+    await flush(store);
     expect(rolledUp(store.sqlite).through).toBe(7);
     expect(await countsOf(store)).toEqual({ a: 3, b: 4 });
 
@@ -190,7 +196,8 @@ describe('click counts (log + rollup)', () => {
     attachCounts(counts, `${path}-counts`);
     const fresh = new ClickRollup(store.sqlite, counts, { sliceMs: 0, logChunk: 1 });
     expect(await countsOf(store)).toEqual({ a: 4, b: 5 });
-    while (fresh.step()) expect(await countsOf(store)).toEqual({ a: 4, b: 5 });
+    while (await whenFree(() => fresh.step()))
+      expect(await countsOf(store)).toEqual({ a: 4, b: 5 });
     expect(rolledUp(store.sqlite).through).toBe(9);
     fresh.close();
     await store.close();
@@ -205,11 +212,11 @@ describe('click counts (log + rollup)', () => {
     attachCounts(counts, `${path}-counts`);
     const other = new ClickRollup(store.sqlite, counts);
     // The other one read the log at its start and folds it first.
-    other.flush();
-    store.rollup.flush();
+    await whenFree(() => other.flush());
+    await flush(store);
     await store.recordClicks([click(a)]);
-    store.rollup.flush();
-    other.flush();
+    await flush(store);
+    await whenFree(() => other.flush());
     expect(rolledUp(store.sqlite)).toEqual({ through: 3, counters: [{ link_id: a, clicks: 3 }] });
     expect(await countsOf(store)).toEqual({ a: 3 });
     other.close();
@@ -231,7 +238,7 @@ describe('click counts (log + rollup)', () => {
     other.run('ROLLBACK');
     other.close();
     await store.recordClicks([click(a)]);
-    store.rollup.flush();
+    await flush(store);
     expect(rolledUp(store.sqlite).through).toBe(3);
     expect(await countsOf(store)).toEqual({ a: 3 });
     await store.close();
@@ -276,14 +283,14 @@ describe('click counts (log + rollup)', () => {
     const [a, b, c] = (await withLinks(store, ['a', 'b', 'c'])) as [number, number, number];
     await store.recordClicks([click(a)]);
     // The store's own rollup holds the counts write lock across slices.
-    store.rollup.flush();
+    await flush(store);
     await store.recordClicks([click(a), click(b), click(c)]);
     expect(await step(store)).toBe(true);
     expect(await step(store)).toBe(true);
     await store.recordClicks([click(a)]);
     expect(await countsOf(store)).toEqual({ a: 3, b: 1, c: 1 });
     // So does another connection: clicks are still committed and counted.
-    store.rollup.flush();
+    await flush(store);
     const other = new Database(path);
     attachCounts(other, `${path}-counts`);
     other.run('BEGIN');
