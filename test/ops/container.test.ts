@@ -23,7 +23,7 @@ import { parseCommandLine } from '../../src/config/cli.ts';
 import { SERVER_FLAG_ENVS } from '../../src/config/flags.ts';
 import { parseDatabase } from '../../src/config/values.ts';
 import { BINARY, call, eventually, run, tempDir } from '../support/binary.ts';
-import { makeCa, makeLeaf } from '../support/certificates.ts';
+import { makeCa, makeLeaf, peerFingerprint, type TestPair } from '../support/certificates.ts';
 import { podmanInFolder } from '../support/podman.ts';
 import { freePort } from '../support/proxies.ts';
 
@@ -55,6 +55,17 @@ function seconds(duration: string): number {
   const match = /^(?:(\d+)m)?(?:(\d+)s)?$/.exec(duration);
   if (!match || duration === '') throw new Error(`not a duration: ${duration}`);
   return Number(match[1] ?? 0) * 60 + Number(match[2] ?? 0);
+}
+
+/** The `podman run` of docs/container.md's HTTPS section, its continued lines joined. */
+function docsHttpsRun(): string {
+  const section = read('docs/container.md').split('## HTTPS without a proxy')[1] ?? '';
+  const block = /```sh\n(podman run [\s\S]*?)\n```/.exec(section)?.[1] ?? '';
+  return block
+    .split('\n')
+    .filter((line) => !line.startsWith('podman logs') && !line.startsWith('podman kill'))
+    .join(' ')
+    .replace(/\s*\\\s*/g, ' ');
 }
 
 describe('docs/container.md', () => {
@@ -163,6 +174,11 @@ describe('the Containerfile and the compose files', () => {
 // podman, in a folder of this test
 
 const PODMAN_COMPOSE = Bun.which('podman-compose');
+/** The user-mode network the HTTPS container test maps its ports through. */
+const SLIRP4NETNS = Bun.which('slirp4netns');
+if (SLIRP4NETNS === null) {
+  console.log('container: slirp4netns is not installed (scripts/ensure-podman.sh installs it)');
+}
 const pod = podmanInFolder();
 const podmanEnv = pod.env;
 const podman = pod.run;
@@ -440,55 +456,94 @@ describe.skipIf(cannotRun !== null)('the image, built and run by podman', () => 
     await podmanOk('rm', '--force', '--time', '0', 'kurz-full');
   }, 30_000);
 
-  test('serves HTTPS from certificate files mounted read-only, plain HTTP redirecting to it (docs/container.md)', async () => {
-    // As docs/container.md runs it, with this test's host networking in place of the port
-    // maps (-p 443:8443 -p 80:8080): kurz's own ports are free ones of this machine.
-    const ca = makeCa();
-    const pair = makeLeaf(ca);
-    const tls = tempDir();
-    chmodSync(tls, 0o755);
-    copyFileSync(pair.certFile, join(tls, 'cert.pem'));
-    copyFileSync(pair.keyFile, join(tls, 'key.pem'));
-    chmodSync(join(tls, 'key.pem'), 0o644);
-    const [httpsPort, httpPort] = [freePort(), freePort()];
-    await podmanOk(
-      'run',
-      '--detach',
-      '--name',
-      'kurz-https',
-      '--no-healthcheck',
-      '--volume',
-      `${tls}:/tls:ro`,
-      ...['--env', 'PORT=', '--env', 'KURZ_MODE=open'],
-      ...['--env', 'KURZ_TLS_CERT=/tls/cert.pem', '--env', 'KURZ_TLS_KEY=/tls/key.pem'],
-      ...['--env', `KURZ_HTTPS_PORT=${httpsPort}`, '--env', `KURZ_HTTP_PORT=${httpPort}`],
-      '--volume',
-      'kurzhttps:/data',
-      IMAGE,
-    );
-    const https = `https://localhost:${httpsPort}`;
-    await eventually(
-      async () =>
-        (await fetch(`${https}/health`, { tls: { ca: ca.pem } }).catch(() => null))?.status === 200,
-      'kurz answering over HTTPS in its container',
-      10_000,
-    );
-    expect(await podmanOk('logs', 'kurz-https')).toContain(
-      `kurz listening on https://0.0.0.0:${httpsPort} (mode: open, db: /data/kurz.db)`,
-    );
-    const made = await call(https, 'POST', '/api/shorten', {
-      json: { url: 'https://example.com/tls-box', custom_code: 'tlsbox' },
-      ca: ca.pem,
-    });
-    expect(made.status).toBe(201);
-    const followed = await call(https, 'GET', '/tlsbox', { ca: ca.pem });
-    expect(followed.status).toBe(307);
-    expect(followed.headers.get('strict-transport-security')).toBe('max-age=31536000');
-    const moved = await call(`http://localhost:${httpPort}`, 'GET', '/tlsbox');
-    expect(moved.status).toBe(301);
-    expect(moved.headers.get('location')).toBe(`${https}/tlsbox`);
-    await podmanOk('rm', '--force', '--time', '0', 'kurz-https');
-  }, 30_000);
+  test.skipIf(SLIRP4NETNS === null)(
+    "serves HTTPS as docs/container.md runs it: the host's ports mapped to 8443 and 8080, certificate files read-only, SIGHUP reading them again",
+    async () => {
+      // The container gets a network of its own from slirp4netns (a user-mode stack: no
+      // bridge, no firewall rule, no forwarding on the machine), so that the -p maps and
+      // --sysctl of docs/container.md are the ones exercised; free ports of this machine
+      // stand in for 443 and 80.
+      const ca = makeCa();
+      const first = makeLeaf(ca);
+      const tls = tempDir();
+      chmodSync(tls, 0o755);
+      const mount = (pair: TestPair) => {
+        copyFileSync(pair.certFile, join(tls, 'cert.pem'));
+        copyFileSync(pair.keyFile, join(tls, 'key.pem'));
+        chmodSync(join(tls, 'key.pem'), 0o644);
+      };
+      mount(first);
+      const [httpsPort, httpPort] = [freePort(), freePort()];
+      const https = `https://localhost:${httpsPort}`;
+      const command = docsHttpsRun();
+      expect(command).toContain('-p 443:8443 -p 80:8080');
+      expect(command).toContain('-e KURZ_HTTPS_PORT=8443 -e KURZ_HTTP_PORT=8080');
+      await podmanOk(
+        'run',
+        '--detach',
+        '--name',
+        'kurz-https',
+        '--network',
+        'slirp4netns:port_handler=slirp4netns',
+        ...['--publish', `127.0.0.1:${httpsPort}:8443`, '--publish', `127.0.0.1:${httpPort}:8080`],
+        ...['--sysctl', 'net.ipv4.tcp_migrate_req=1', '--no-healthcheck'],
+        '--volume',
+        `${tls}:/tls:ro`,
+        ...['--env', 'PORT=', '--env', 'KURZ_MODE=open', '--env', `KURZ_BASE_URL=${https}`],
+        ...['--env', 'KURZ_TLS_CERT=/tls/cert.pem', '--env', 'KURZ_TLS_KEY=/tls/key.pem'],
+        ...['--env', 'KURZ_HTTPS_PORT=8443', '--env', 'KURZ_HTTP_PORT=8080'],
+        '--volume',
+        'kurzhttps:/data',
+        IMAGE,
+      );
+      await eventually(
+        async () =>
+          (await fetch(`${https}/health`, { tls: { ca: ca.pem } }).catch(() => null))?.status ===
+          200,
+        'kurz answering over HTTPS through the port map',
+        20_000,
+      );
+      expect(await podmanOk('logs', 'kurz-https')).toContain(
+        'kurz listening on https://0.0.0.0:8443 (mode: open, db: /data/kurz.db)',
+      );
+      // The sysctl holds in the container's own network namespace.
+      const pid = await podmanOk('inspect', '--format', '{{.State.Pid}}', 'kurz-https');
+      const migrate = await run([
+        'nsenter',
+        `--net=/proc/${pid}/ns/net`,
+        'cat',
+        '/proc/sys/net/ipv4/tcp_migrate_req',
+      ]);
+      expect(migrate.stdout.trim()).toBe('1');
+      const made = await call(https, 'POST', '/api/shorten', {
+        json: { url: 'https://example.com/tls-box', custom_code: 'tlsbox' },
+        ca: ca.pem,
+      });
+      expect(made.status).toBe(201);
+      expect(made.json.short_code).toBe('tlsbox');
+      const followed = await call(https, 'GET', '/tlsbox', { ca: ca.pem });
+      expect(followed.status).toBe(307);
+      expect(followed.headers.get('strict-transport-security')).toBe('max-age=31536000');
+      // Plain HTTP on the host's other port sends the visitor to the public HTTPS address.
+      const moved = await call(`http://localhost:${httpPort}`, 'GET', '/tlsbox');
+      expect(moved.status).toBe(301);
+      expect(moved.headers.get('location')).toBe(`${https}/tlsbox`);
+      expect(await peerFingerprint(httpsPort, ca.pem)).toBe(first.fingerprint);
+
+      // The files replaced, then `podman kill --signal HUP`: the new pair is served.
+      const second = makeLeaf(ca);
+      mount(second);
+      await podmanOk('kill', '--signal', 'HUP', 'kurz-https');
+      await eventually(
+        async () => (await peerFingerprint(httpsPort, ca.pem)) === second.fingerprint,
+        'the new certificate served after SIGHUP',
+        10_000,
+      );
+      expect((await call(https, 'GET', '/tlsbox', { ca: ca.pem })).status).toBe(307);
+      await podmanOk('rm', '--force', '--time', '0', 'kurz-https');
+    },
+    60_000,
+  );
 
   test.skipIf(PODMAN_COMPOSE === null)(
     'podman-compose reads both compose files into the podman commands they mean',

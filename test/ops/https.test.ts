@@ -7,9 +7,14 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { connect } from 'node:tls';
 import { call, eventually, type Running, runKurz, startKurz, tempDir } from '../support/binary.ts';
-import { makeCa, makeLeaf, type TestCa, type TestPair } from '../support/certificates.ts';
+import {
+  makeCa,
+  makeLeaf,
+  peerFingerprint,
+  type TestCa,
+  type TestPair,
+} from '../support/certificates.ts';
 
 const METRICS_TOKEN = 'metrics-token-for-the-https-test';
 
@@ -21,7 +26,7 @@ const METRICS_TOKEN = 'metrics-token-for-the-https-test';
 async function servedFingerprint(port: number, ca: string): Promise<string> {
   for (let attempt = 0; ; attempt++) {
     try {
-      return await fingerprintOnce(port, ca);
+      return await peerFingerprint(port, ca);
     } catch (error) {
       if ((error as { code?: string }).code !== 'ECONNRESET' || attempt === 5) throw error;
       newConnectionResets++;
@@ -30,16 +35,6 @@ async function servedFingerprint(port: number, ca: string): Promise<string> {
 }
 
 let newConnectionResets = 0;
-
-function fingerprintOnce(port: number, ca: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect({ host: '127.0.0.1', port, servername: 'localhost', ca }, () => {
-      resolve(socket.getPeerCertificate().fingerprint256);
-      socket.end();
-    });
-    socket.on('error', reject);
-  });
-}
 
 /** The files kurz is started with, which a test overwrites with another pair before SIGHUP. */
 function servedFiles(pair: TestPair) {

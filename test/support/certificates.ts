@@ -5,6 +5,7 @@
 import { X509Certificate } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { connect } from 'node:tls';
 import { tempDir } from './cleanup.ts';
 
 export interface TestCa {
@@ -77,4 +78,32 @@ export function makeLeaf(
     cert,
     fingerprint: new X509Certificate(cert).fingerprint256,
   };
+}
+
+/**
+ * The SHA-256 fingerprint of the certificate a new TLS connection to `port` on 127.0.0.1
+ * is served for `servername`, verified against `ca`; with `anyName`, a certificate that
+ * does not fit the name is taken too (when which one is served is the question).
+ */
+export function peerFingerprint(
+  port: number,
+  ca: string,
+  options: { servername?: string; anyName?: boolean } = {},
+): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(
+      {
+        host: '127.0.0.1',
+        port,
+        servername: options.servername ?? 'localhost',
+        ca,
+        ...(options.anyName ? { checkServerIdentity: () => undefined } : {}),
+      },
+      () => {
+        resolve(socket.getPeerCertificate().fingerprint256);
+        socket.end();
+      },
+    );
+    socket.on('error', reject);
+  });
 }

@@ -1,7 +1,8 @@
 // podman for the container tests, kept off the machine's own: each test file gets a
 // folder holding everything podman makes (images, containers, volumes, its runtime
-// state), removed with all of it when the file ends. Host networking (the containers'
-// ports are the machine's, and no bridge or firewall rule is made), runc with its state
+// state), removed with all of it when the file ends. Host networking by default (the
+// containers' ports are the machine's, and no bridge or firewall rule is made; a test that
+// maps ports gives its container slirp4netns, a user-mode network), runc with its state
 // in the folder (through a wrapper: podman has no setting for it), and no default
 // ulimits (podman's would be refused by a sandbox that forbids raising them).
 

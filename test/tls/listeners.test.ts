@@ -4,14 +4,13 @@
 // app itself over plain HTTP, without HSTS.
 
 import { afterEach, describe, expect, test } from 'bun:test';
-import { connect } from 'node:tls';
 import { silentLogger } from '../../src/logger.ts';
 import { CertificateSet, type ServedCertificate, validity } from '../../src/tls/certificates.ts';
 import { ChallengeResponses } from '../../src/tls/challenges.ts';
 import { claimPort, HttpsListener, PortInUseError } from '../../src/tls/https-listener.ts';
 import { plainAnswer, plainHttpServe } from '../../src/tls/plain-http.ts';
 import { eventually } from '../support/binary.ts';
-import { makeCa, makeLeaf, type TestPair } from '../support/certificates.ts';
+import { makeCa, makeLeaf, peerFingerprint, type TestPair } from '../support/certificates.ts';
 
 const ca = makeCa();
 const LIMITS = { development: false, maxRequestBodySize: 1024, idleTimeout: 10 };
@@ -25,25 +24,8 @@ async function servedPair(name: string, pair: TestPair): Promise<ServedCertifica
   };
 }
 
-function fingerprint(port: number, servername: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(
-      {
-        host: '127.0.0.1',
-        port,
-        servername,
-        ca: ca.pem,
-        // Which certificate is served is the question, not whether it fits the name.
-        checkServerIdentity: () => undefined,
-      },
-      () => {
-        resolve(socket.getPeerCertificate().fingerprint256);
-        socket.end();
-      },
-    );
-    socket.on('error', reject);
-  });
-}
+const fingerprint = (port: number, servername: string) =>
+  peerFingerprint(port, ca.pem, { servername, anyName: true });
 
 let listener: HttpsListener | undefined;
 afterEach(async () => {
