@@ -78,6 +78,7 @@ export function languages() {
 
 /** Keeps the person's choice (for every page of kurz) and shows the page in it. */
 export function chooseLanguage(code) {
+  // biome-ignore lint/suspicious/noDocumentCookie: the Cookie Store API is missing from older Safari and Firefox still in use; the value is a language code, encoded
   document.cookie = `${COOKIE}=${encodeURIComponent(code)}; path=/; max-age=31536000; samesite=lax`;
   try {
     localStorage.setItem(COOKIE, code);
