@@ -2,61 +2,14 @@
 // Signed in: a page that hands kurz's token to the web UI (stored as a password login
 // stores it, by the module script signed-in.js, whose texts the page carries as JSON) and
 // goes on to `/` — the token is in the page, never in a URL, where history, logs and
-// Referer headers would keep it. Refused: the reason, in words, and a way back. Strict
-// CSP: the page's own style and the UI's scripts, nothing else.
+// Referer headers would keep it. Refused: the reason, in words, and a way back. Both are
+// small pages of web/page-shell.ts: never cached, never framed, under its strict CSP.
 
 import { type Message, Messages } from '../domain/errors.ts';
-import { languageOf } from '../i18n/negotiate.ts';
-import { messagesOf, messagesScript } from '../i18n/page-messages.ts';
-import { type Translator, translator } from '../i18n/translate.ts';
+import { messagesOf } from '../i18n/page-messages.ts';
+import type { Translator } from '../i18n/translate.ts';
 import { escapeHtml } from '../web/html.ts';
-
-const STYLE = `
-:root { color-scheme: light dark; font-family: system-ui, sans-serif; line-height: 1.5; }
-body { margin: 0; min-height: 100vh; display: grid; place-items: center; background: Canvas; color: CanvasText; }
-main { width: min(28rem, 100% - 2rem); padding: 1.5rem; }
-h1 { font-size: 1.35rem; margin: 0 0 .5rem; }
-a { color: LinkText; font-weight: 600; }
-`;
-
-const STYLE_HASH = new Bun.CryptoHasher('sha256').update(STYLE).digest('base64');
-
-const CSP = `default-src 'none'; script-src 'self'; style-src 'sha256-${STYLE_HASH}'; form-action 'none'; base-uri 'none'; frame-ancestors 'none'`;
-
-const HEADERS = {
-  'content-type': 'text/html; charset=utf-8',
-  'content-security-policy': CSP,
-  // It carries a token, or says why none was given: no cache keeps either.
-  'cache-control': 'no-store',
-  'referrer-policy': 'no-referrer',
-  vary: 'Cookie, Accept-Language',
-};
-
-function page(language: Translator, title: string, head: string, body: string): string {
-  return `<!doctype html>
-<html lang="${language.language}" dir="${language.dir}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<title>${escapeHtml(title)}</title>
-<style>${STYLE}</style>
-${head}
-</head>
-<body>
-<main>
-${body}
-</main>
-</body>
-</html>
-`;
-}
-
-const answer = (status: number, language: Translator, body: string, headers: object) =>
-  new Response(body, {
-    status,
-    headers: { ...headers, ...HEADERS, 'content-language': language.language },
-  });
+import { htmlPage, pageLanguage } from '../web/page-shell.ts';
 
 /** The page that stores the session in the browser and opens the UI. */
 export function signedInPage(
@@ -64,21 +17,22 @@ export function signedInPage(
   headers: Record<string, string>,
   request: Request,
 ): Response {
-  const language = translator(languageOf(request.headers));
+  const language = pageLanguage(request);
   const { t } = language;
-  const title = t('oidc.signedIn.title');
-  const body = page(
+  const title = escapeHtml(t('oidc.signedIn.title'));
+  return htmlPage({
     language,
+    status: 200,
     title,
-    `<meta name="kurz-token" content="${escapeHtml(session.token)}">
-<meta name="kurz-email" content="${escapeHtml(session.user.email)}">
-${messagesScript(messagesOf(language, ['oidc.signedIn.']))}
-<script type="module" src="/assets/signed-in.js"></script>`,
-    `<h1>${escapeHtml(title)}</h1>
+    headers,
+    head: `<meta name="kurz-token" content="${escapeHtml(session.token)}">
+<meta name="kurz-email" content="${escapeHtml(session.user.email)}">`,
+    messages: messagesOf(language, ['oidc.signedIn.']),
+    script: '/assets/signed-in.js',
+    main: `<h1>${title}</h1>
 <p id="signed-in-status" role="status">${escapeHtml(t('oidc.signedIn.opening'))}</p>
 <noscript><p>${escapeHtml(t('oidc.signedIn.noScript'))} <a href="/">${escapeHtml(t('oidc.signedIn.back'))}</a></p></noscript>`,
-  );
-  return answer(200, language, body, headers);
+  });
 }
 
 /** Why a sign-in failed, in the page's language (English: the message itself). */
@@ -115,16 +69,16 @@ export function signInFailedPage(
   headers: Record<string, string>,
   request: Request,
 ): Response {
-  const language = translator(languageOf(request.headers));
+  const language = pageLanguage(request);
   const { t } = language;
-  const title = t('oidc.failed.title');
-  const body = page(
+  const title = escapeHtml(t('oidc.failed.title'));
+  return htmlPage({
     language,
+    status,
     title,
-    '',
-    `<h1>${escapeHtml(title)}</h1>
+    headers,
+    main: `<h1>${title}</h1>
 <p role="alert">${escapeHtml(reasonOf(language, message))}</p>
 <p><a href="/">${escapeHtml(t('oidc.failed.back'))}</a></p>`,
-  );
-  return answer(status, language, body, headers);
+  });
 }

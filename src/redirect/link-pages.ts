@@ -7,7 +7,7 @@
 import { messagesOf } from '../i18n/page-messages.ts';
 import type { Translator } from '../i18n/translate.ts';
 import { escapeHtml } from '../web/html.ts';
-import { htmlPage, pageLanguage, withMarkup } from './page-shell.ts';
+import { htmlPage, pageLanguage, withMarkup } from '../web/page-shell.ts';
 
 /** The report form's script, served from the web UI's assets (web/assets/report.js). */
 export const REPORT_SCRIPT = '/assets/report.js';

@@ -9,9 +9,9 @@ import type { DomainRegistry } from '../domains/registry.ts';
 import { jsonResponse } from '../http/responses.ts';
 import { isExpired } from '../links/link-json.ts';
 import type { LinkDetail, Store } from '../store/store.ts';
+import { wantsHtml } from '../web/page-shell.ts';
 import { infoPage, type LinkFacts, reportPage } from './link-pages.ts';
 import { LinkInfoSchema } from './model.ts';
-import { wantsHtml } from './page-shell.ts';
 
 export interface LookBeforeOptions {
   store: Pick<Store, 'findLinkDetail'>;

@@ -1,12 +1,12 @@
 // The page a password-protected link answers with: a form that posts the password back
-// to the same address, labelled for screen readers, with no script (page-shell.ts's
+// to the same address, labelled for screen readers, with no script (web/page-shell.ts's
 // policy refuses everything else, and lets the form post to kurz only). After the right
 // password a browser gets a page that sends it on (passwordAccepted): a redirect would
 // carry the form's navigation to the target, which `form-action 'self'` forbids.
 
 import type { Translator } from '../i18n/translate.ts';
 import { escapeHtml } from '../web/html.ts';
-import { htmlPage, pageLanguage } from './page-shell.ts';
+import { htmlPage, pageLanguage } from '../web/page-shell.ts';
 
 /** What the visitor is told beside the form: a wrong password, or too many of them. */
 export type PasswordNotice = 'wrong' | 'tooMany';

@@ -34,10 +34,10 @@ import {
 import { isPreviewCrawler } from '../previews/crawlers.ts';
 import { previewPage } from '../previews/preview-page.ts';
 import type { Click } from '../store/store.ts';
+import { wantsHtml } from '../web/page-shell.ts';
 import { type CachedLink, type LinkCache, UNKNOWN } from './link-cache.ts';
 import { disabledPage } from './link-pages.ts';
 import type { LookBefore } from './look-before.ts';
-import { wantsHtml } from './page-shell.ts';
 import { passwordAccepted, passwordPage } from './password-page.ts';
 
 export interface RedirectRoutesOptions {

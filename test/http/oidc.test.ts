@@ -186,7 +186,9 @@ describe('sign-in through the provider', () => {
     const app = await oidcApp();
     const first = await signIn(app, 'ann');
     expect(first.reply.status).toBe(200);
-    expect(first.reply.headers.get('cache-control')).toBe('no-store');
+    expect(first.reply.headers.get('cache-control')).toBe('private, no-store');
+    expect(first.reply.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(first.reply.headers.get('x-frame-options')).toBe('DENY');
     expect(first.reply.headers.get('content-security-policy')).toContain("script-src 'self'");
     expect(first.reply.headers.get('set-cookie')).toStartWith(
       'kurz_oidc=; Path=/api/auth/oidc; Max-Age=0',

@@ -8,7 +8,7 @@ import { describe, expect, setSystemTime, test } from 'bun:test';
 import { DEFAULT_RATE_LIMITS } from '../../src/config/config.ts';
 import { messagesScript } from '../../src/i18n/page-messages.ts';
 import { type Translator, translator } from '../../src/i18n/translate.ts';
-import { htmlPage } from '../../src/redirect/page-shell.ts';
+import { htmlPage } from '../../src/web/page-shell.ts';
 import { ADMIN_TOKEN, BASE_URL, PEER_HEADER, type Reply, TestApp } from '../support/test-app.ts';
 
 const MODES = ['accounts', 'open'] as const;

@@ -1,7 +1,8 @@
-// The small pages the short-link paths answer browsers with (the password form, the
-// disabled link, the `+` page, the report form): one stylesheet, hashed into a strict
-// Content-Security-Policy, readable on a phone, in light and dark. A page may add one
-// module script of kurz's own (the report form's); nothing else loads. Each is in the
+// The small pages kurz answers browsers with outside the web UI (the password form, the
+// disabled link, the `+` page, the report form, the end of a sign-in through the
+// identity provider): one stylesheet, hashed into a strict Content-Security-Policy,
+// readable on a phone, in light and dark. A page may add one module script of kurz's own
+// (the report form's, the sign-in's); nothing else loads. Each is in the
 // language of its request (languageOf: the kurz-lang cookie, then Accept-Language), so
 // its answers say Vary: Cookie, Accept-Language; a page with a script carries the
 // messages that script needs as a JSON block (not run, so the policy still allows no
@@ -11,7 +12,7 @@ import type { Catalogue } from '../i18n/catalogues.ts';
 import { languageOf } from '../i18n/negotiate.ts';
 import { messagesScript } from '../i18n/page-messages.ts';
 import { type Translator, translator } from '../i18n/translate.ts';
-import { escapeHtml } from '../web/html.ts';
+import { escapeHtml } from './html.ts';
 
 const STYLE = `
 :root { color-scheme: light dark; font-family: system-ui, sans-serif; line-height: 1.5; }
@@ -59,7 +60,7 @@ export interface Page {
   script?: string;
   /** The messages the script reads (web/assets/i18n.js), inlined as JSON. */
   messages?: Catalogue;
-  /** More of <head> (a refresh), escaped by the caller. */
+  /** More of <head> (a refresh, meta elements), escaped by the caller. */
   head?: string;
   /** A HEAD request: the same headers, no body. */
   bodyless?: boolean;
