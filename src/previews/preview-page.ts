@@ -1,6 +1,8 @@
 // The page a link-preview crawler is answered with: the link's Open Graph and Twitter card
-// tags, and for anyone else who gets it a refresh to the target and a link there. No script.
+// tags, and for anyone else who gets it a refresh to the target and a link there, in the
+// request's language. No script.
 
+import type { Translator } from '../i18n/translate.ts';
 import { escapeHtml } from '../web/html.ts';
 
 /** What a link's preview card shows; null: left out. */
@@ -31,12 +33,14 @@ function meta(attribute: 'property' | 'name', key: string, value: string | null)
 }
 
 /**
- * The page, 200, never cached. `target` must be an http(s) URL: it is the refresh's and
- * the link's destination. `extraHeaders` are added to the page's own, never in their place.
+ * The page, 200, never cached, in `language`. `target` must be an http(s) URL: it is the
+ * refresh's and the link's destination. `extraHeaders` are added to the page's own, never
+ * in their place.
  */
 export function previewPage(
   preview: Preview,
   target: string,
+  language: Translator,
   extraHeaders: Readonly<Record<string, string>> = {},
 ): Response {
   const parsed = URL.parse(target);
@@ -61,7 +65,7 @@ export function previewPage(
   ].join('');
   const text = description === null ? '' : `<p>${escapeHtml(description)}</p>\n`;
   const body = `<!doctype html>
-<html>
+<html lang="${language.language}" dir="${language.dir}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -73,7 +77,7 @@ ${tags}<meta http-equiv="refresh" content="0; url=${escapeHtml(target)}">
 <body>
 <main>
 <h1>${escapeHtml(title)}</h1>
-${text}<p><a href="${escapeHtml(target)}">Continue to ${escapeHtml(parsed.host)}</a></p>
+${text}<p><a href="${escapeHtml(target)}">${escapeHtml(language.t('page.preview.continue', { host: parsed.host }))}</a></p>
 </main>
 </body>
 </html>
@@ -85,5 +89,7 @@ ${text}<p><a href="${escapeHtml(target)}">Continue to ${escapeHtml(parsed.host)}
   headers.set('x-content-type-options', 'nosniff');
   headers.set('referrer-policy', 'no-referrer');
   headers.set('cache-control', 'private, no-store');
+  headers.set('content-language', language.language);
+  headers.append('vary', 'Cookie, Accept-Language');
   return new Response(body, { status: 200, headers });
 }

@@ -34,7 +34,7 @@ import {
 import { isPreviewCrawler } from '../previews/crawlers.ts';
 import { previewPage } from '../previews/preview-page.ts';
 import type { Click } from '../store/store.ts';
-import { wantsHtml } from '../web/page-shell.ts';
+import { pageLanguage, wantsHtml } from '../web/page-shell.ts';
 import { type CachedLink, type LinkCache, UNKNOWN } from './link-cache.ts';
 import { disabledPage } from './link-pages.ts';
 import type { LookBefore } from './look-before.ts';
@@ -300,7 +300,7 @@ export function createRedirect(options: RedirectRoutesOptions): Redirects {
       const target = routed?.location ?? link.location;
       respond = () => {
         counts.previewPage++;
-        return previewPage(card, target, headers);
+        return previewPage(card, target, pageLanguage(request), headers);
       };
     }
     // Elysia runs GET routes for HEAD as well; HEAD must not count.

@@ -32,6 +32,9 @@ const TYPES: Record<string, string> = {
   webmanifest: 'application/manifest+json; charset=utf-8',
 };
 
+/** The web app manifest: served in the request's language (its description, lang and dir). */
+const MANIFEST = 'manifest.webmanifest';
+
 /** The service worker's source: served at /sw.js (its scope is where it is served), not under /assets/. */
 const SERVICE_WORKER = 'service-worker.js';
 
@@ -114,6 +117,26 @@ export function webRoutes({ mode, baseUrl, registration, domains }: WebRoutesOpt
     return page;
   };
 
+  // The installed app's manifest, its description in the person's language (the page links
+  // it with credentials, so the chooser's cookie comes along), built once per language.
+  const manifests = new Map<Language, Asset>();
+  const manifestOf = (language: Language) => {
+    let manifest = manifests.get(language);
+    if (manifest === undefined) {
+      const { t, dir } = translator(language);
+      const fields = JSON.parse(ASSETS[MANIFEST] ?? '{}') as Record<string, unknown>;
+      const translated = {
+        ...fields,
+        lang: language,
+        dir,
+        description: t('app.manifest.description'),
+      };
+      manifest = asset(MANIFEST, `${JSON.stringify(translated, null, 2)}\n`);
+      manifests.set(language, manifest);
+    }
+    return manifest;
+  };
+
   const serve = (request: Request, file: Asset, cacheControl: string, vary = 'accept-encoding') => {
     const headers: Record<string, string> = {
       ...SECURITY_HEADERS,
@@ -151,6 +174,14 @@ export function webRoutes({ mode, baseUrl, registration, domains }: WebRoutesOpt
       // Revalidated on every page load: a new kurz changes it (its cache's name).
       return serve(request, serviceWorker, 'no-cache');
     })
+    .get(`/assets/${MANIFEST}`, ({ request }) =>
+      serve(
+        request,
+        manifestOf(languageOf(request.headers)),
+        'public, max-age=300, must-revalidate',
+        'cookie, accept-language, accept-encoding',
+      ),
+    )
     .get('/assets/:name', ({ params, request }) => {
       const file = assets.get(params.name);
       if (file === undefined) return errorResponse(404, Messages.notFound);

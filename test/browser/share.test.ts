@@ -329,6 +329,28 @@ describe.each(MODES)('shortening from anywhere (%s mode)', (mode) => {
   );
 });
 
+describe('the installed app in the chosen language', () => {
+  test(
+    "Chromium reads the manifest with the chooser's cookie: its description in that language",
+    async () => {
+      await withKurz(browser, modeArgs('open'), async (kurz, page) => {
+        // The browser asks for English; the person chose German on kurz's page.
+        await page.context().addCookies([{ name: 'kurz-lang', value: 'de', url: kurz.url }]);
+        await page.goto(kurz.url);
+        const cdp = await page.context().newCDPSession(page);
+        let manifest: { lang?: string; description?: string } = {};
+        await eventually(async () => {
+          const read = (await cdp.send('Page.getAppManifest', {})) as { data?: string };
+          manifest = JSON.parse(read.data || '{}');
+          return manifest.lang !== undefined;
+        }, 'Chromium has read the manifest');
+        expect(manifest).toMatchObject({ lang: 'de', description: 'Links kürzen, aus jeder App.' });
+      });
+    },
+    TIMEOUT,
+  );
+});
+
 describe('a link shared while logged out (accounts mode)', () => {
   test(
     'is kept through the sign-in and shortened after it',

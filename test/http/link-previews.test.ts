@@ -57,7 +57,7 @@ async function setup(mode: 'accounts' | 'open', previewAllowPrivate = true) {
 
 for (const mode of ['accounts', 'open'] as const) {
   describe(`link previews (${mode} mode)`, () => {
-    test('a card given by hand is shown to crawlers; people are redirected; both count', async () => {
+    test('a card given by hand is shown to crawlers, in their language; people are redirected; both count', async () => {
       const { app, client, visit, detail } = await setup(mode);
       const preview = {
         title: 'Spring sale',
@@ -79,12 +79,20 @@ for (const mode of ['accounts', 'open'] as const) {
       expect(crawler.text).toContain('content="https://cdn.example/sale.png"');
       expect(crawler.text).toContain(`url=${TARGET}`);
       expect(crawler.text).not.toContain('<script');
+      expect(crawler.headers.get('content-language')).toBe('en');
+      // A crawler that names a language gets the page's words in it.
+      const german = await app.get('/sale', {
+        headers: { 'user-agent': SLACK, 'accept-language': 'de-DE,de;q=0.9' },
+      });
+      expect(german.headers.get('content-language')).toBe('de');
+      expect(german.text).toContain('<html lang="de" dir="ltr">');
+      expect(german.text).toContain(`<a href="${TARGET}">Weiter zu ${new URL(TARGET).host}</a>`);
       const person = await visit('sale', BROWSER);
       expect([person.status, person.headers.get('location')]).toEqual([307, TARGET]);
-      expect(await client.clicksOf('sale')).toBe(2);
-      // The crawler's visit is a bot's click; the person's a human's.
+      expect(await client.clicksOf('sale')).toBe(3);
+      // The crawlers' visits are a bot's clicks; the person's a human's.
       const stats = await app.get('/api/links/sale/stats', { token: client.token });
-      expect(stats.json.range).toEqual({ clicks: 2, humans: 1, bots: 1 });
+      expect(stats.json.range).toEqual({ clicks: 3, humans: 1, bots: 2 });
     });
 
     test('hostile text never becomes markup', async () => {

@@ -9,7 +9,10 @@ describe.each(['accounts', 'open'] as const)('web app (%s mode)', (mode) => {
   test('the page links the manifest, which is JSON with the share target', async () => {
     const app = await TestApp.init(mode);
     const page = (await app.get('/')).text;
-    expect(page).toContain('<link rel="manifest" href="/assets/manifest.webmanifest">');
+    // With credentials: the language chooser's cookie goes with the request.
+    expect(page).toContain(
+      '<link rel="manifest" href="/assets/manifest.webmanifest" crossorigin="use-credentials">',
+    );
     const reply = await app.get('/assets/manifest.webmanifest');
     expect(reply.status).toBe(200);
     expect(reply.headers.get('content-type')).toBe('application/manifest+json; charset=utf-8');
@@ -48,6 +51,47 @@ describe.each(['accounts', 'open'] as const)('web app (%s mode)', (mode) => {
       const header = new DataView(png.buffer, 16, 8); // IHDR: width, height
       expect([header.getUint32(0), header.getUint32(4)]).toEqual([size, size]);
     }
+  });
+
+  test("the manifest is in the person's language: the chooser's cookie, else Accept-Language, else English", async () => {
+    const app = await TestApp.init(mode);
+    const manifestIn = async (headers: Record<string, string>) => {
+      const reply = await app.get('/assets/manifest.webmanifest', { headers });
+      expect(reply.status).toBe(200);
+      expect(reply.headers.get('vary')).toBe('cookie, accept-language, accept-encoding');
+      return { json: JSON.parse(reply.text), etag: reply.headers.get('etag') };
+    };
+    const english = await manifestIn({});
+    expect(english.json).toMatchObject({
+      lang: 'en',
+      dir: 'ltr',
+      description: 'Shorten links, from any app.',
+      share_target: { action: '/' },
+    });
+    const german = await manifestIn({ 'accept-language': 'de-AT,de;q=0.9,en;q=0.5' });
+    expect(german.json).toMatchObject({
+      lang: 'de',
+      dir: 'ltr',
+      description: 'Links kürzen, aus jeder App.',
+      name: 'kurz',
+      share_target: { action: '/' },
+    });
+    expect(german.etag).not.toBe(english.etag);
+    const chosen = await manifestIn({ 'accept-language': 'de', cookie: 'kurz-lang=es' });
+    expect(chosen.json).toMatchObject({
+      lang: 'es',
+      description: 'Acorta enlaces, desde cualquier aplicación.',
+    });
+    // Apart from its words, every language's manifest is the same.
+    const { lang, dir, description, ...rest } = german.json;
+    const { lang: _l, dir: _d, description: _e, ...englishRest } = english.json;
+    expect(rest).toEqual(englishRest);
+    expect([lang, dir, typeof description]).toEqual(['de', 'ltr', 'string']);
+    // A cached copy of the language asked for is revalidated with 304.
+    const again = await app.get('/assets/manifest.webmanifest', {
+      headers: { 'accept-language': 'de', 'if-none-match': german.etag as string },
+    });
+    expect(again.status).toBe(304);
   });
 
   test('the CSP lets the page use its own manifest and worker, and nothing more', async () => {

@@ -2,7 +2,10 @@
 // any kind (a link's title comes from its owner or from the target page) kept as text.
 
 import { describe, expect, test } from 'bun:test';
+import { translator } from '../../src/i18n/translate.ts';
 import { PREVIEW_CSP, previewPage } from '../../src/previews/preview-page.ts';
+
+const EN = translator('en');
 
 const CSP =
   "default-src 'none'; img-src https:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
@@ -47,10 +50,15 @@ describe('the preview page', () => {
         image: 'https://shop.example/card.png',
       },
       'https://shop.example/sale',
+      EN,
     );
     expect(response.status).toBe(200);
     const html = await response.text();
-    expect(html.startsWith('<!doctype html>\n<html>\n<head>\n<meta charset="utf-8">')).toBe(true);
+    expect(
+      html.startsWith(
+        '<!doctype html>\n<html lang="en" dir="ltr">\n<head>\n<meta charset="utf-8">',
+      ),
+    ).toBe(true);
     expect(html).toContain('<title>Spring sale</title>');
     expect(await metaOf(html)).toEqual({
       viewport: 'width=device-width, initial-scale=1',
@@ -75,6 +83,7 @@ describe('the preview page', () => {
     const html = await previewPage(
       { title: null, description: null, image: null },
       'https://example.com/a',
+      EN,
     ).text();
     const meta = await metaOf(html);
     expect(meta['twitter:card']).toBe('summary');
@@ -88,6 +97,7 @@ describe('the preview page', () => {
     const summary = await previewPage(
       { title: 'T', description: 'D', image: null },
       'https://example.com/a',
+      EN,
     ).text();
     expect((await metaOf(summary))['twitter:card']).toBe('summary');
     expect(summary).toContain('<meta property="og:description" content="D">');
@@ -97,6 +107,7 @@ describe('the preview page', () => {
     const response = previewPage(
       { title: 'T', description: null, image: null },
       'https://example.com/',
+      EN,
     );
     expect(Object.fromEntries(response.headers)).toEqual({
       'content-type': 'text/html; charset=utf-8',
@@ -104,18 +115,25 @@ describe('the preview page', () => {
       'x-content-type-options': 'nosniff',
       'referrer-policy': 'no-referrer',
       'cache-control': 'private, no-store',
+      'content-language': 'en',
+      vary: 'Cookie, Accept-Language',
     });
     expect(PREVIEW_CSP).toBe(CSP);
   });
 
   test("extra headers are added, and cannot replace the page's own", () => {
-    const response = previewPage({ title: 'T', description: null, image: null }, 'https://e.x/', {
-      vary: 'User-Agent',
-      'x-robots-tag': 'noindex',
-      'Cache-Control': 'public, max-age=3600',
-      'Content-Security-Policy': "script-src 'unsafe-inline'",
-    });
-    expect(response.headers.get('vary')).toBe('User-Agent');
+    const response = previewPage(
+      { title: 'T', description: null, image: null },
+      'https://e.x/',
+      EN,
+      {
+        vary: 'User-Agent',
+        'x-robots-tag': 'noindex',
+        'Cache-Control': 'public, max-age=3600',
+        'Content-Security-Policy': "script-src 'unsafe-inline'",
+      },
+    );
+    expect(response.headers.get('vary')).toBe('User-Agent, Cookie, Accept-Language');
     expect(response.headers.get('x-robots-tag')).toBe('noindex');
     expect(response.headers.get('cache-control')).toBe('private, no-store');
     expect(response.headers.get('content-security-policy')).toBe(CSP);
@@ -126,7 +144,7 @@ describe('the preview page', () => {
     const description = `it's </title><script>alert(2)</script> & <b>bold</b> — grüße, 日本語, 🎉`;
     const image = `https://img.example/a.png?x="><script>alert(3)</script>&y='z'`;
     const target = `https://example.com/?q="><script>alert(4)</script>&r='s'#</title>`;
-    const html = await previewPage({ title, description, image }, target).text();
+    const html = await previewPage({ title, description, image }, target, EN).text();
     expect(html.toLowerCase()).not.toContain('<script');
     expect(html).not.toContain('<b>');
 
@@ -172,18 +190,42 @@ describe('the preview page', () => {
     ]);
     for (const element of elements) {
       for (const [name] of element.attributes) {
-        expect(['charset', 'name', 'content', 'property', 'http-equiv', 'href']).toContain(name);
+        expect([
+          'lang',
+          'dir',
+          'charset',
+          'name',
+          'content',
+          'property',
+          'http-equiv',
+          'href',
+        ]).toContain(name);
       }
+    }
+  });
+
+  test("in the request's language: the link's words, lang and dir, and Content-Language", async () => {
+    const preview = { title: 'Sommerfest', description: null, image: null };
+    for (const [code, words] of [
+      ['de', 'Weiter zu fest.example'],
+      ['fr', 'Continuer vers fest.example'],
+      ['es', 'Continuar a fest.example'],
+    ] as const) {
+      const response = previewPage(preview, 'https://fest.example/', translator(code));
+      expect(response.headers.get('content-language')).toBe(code);
+      const html = await response.text();
+      expect(html).toContain(`<html lang="${code}" dir="ltr">`);
+      expect(html).toContain(`<a href="https://fest.example/">${words}</a>`);
     }
   });
 
   test('only an http(s) target is led to', () => {
     const preview = { title: 'T', description: null, image: null };
     for (const target of ['javascript:alert(1)', 'data:text/html,<script>x</script>', 'nope']) {
-      expect(() => previewPage(preview, target)).toThrow(
+      expect(() => previewPage(preview, target, EN)).toThrow(
         'A preview page leads only to an http(s) URL',
       );
     }
-    expect(previewPage(preview, 'http://example.com/').status).toBe(200);
+    expect(previewPage(preview, 'http://example.com/', EN).status).toBe(200);
   });
 });
