@@ -4,6 +4,7 @@
 
 import type { Translator } from '../i18n/translate.ts';
 import { escapeHtml } from '../web/html.ts';
+import { pageStart } from '../web/page-shell.ts';
 
 /** What a link's preview card shows; null: left out. */
 export interface Preview {
@@ -64,13 +65,7 @@ export function previewPage(
     meta('name', 'twitter:image', image),
   ].join('');
   const text = description === null ? '' : `<p>${escapeHtml(description)}</p>\n`;
-  const body = `<!doctype html>
-<html lang="${language.language}" dir="${language.dir}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<title>${escapeHtml(title)}</title>
+  const body = `${pageStart(language, escapeHtml(title))}
 ${tags}<meta http-equiv="refresh" content="0; url=${escapeHtml(target)}">
 <style>${STYLE}</style>
 </head>

@@ -66,19 +66,27 @@ export interface Page {
   bodyless?: boolean;
 }
 
+/**
+ * The start of a small page, to its `<title>` (`title` escaped by the caller): in the
+ * language's `lang` and `dir`, sized for phones, and kept out of search engines.
+ */
+export function pageStart(language: Translator, title: string): string {
+  return `<!doctype html>
+<html lang="${language.language}" dir="${language.dir}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<title>${title}</title>`;
+}
+
 /** The page: never cached, never framed, and never sends a Referer on to anything. */
 export function htmlPage(page: Page): Response {
   const { language } = page;
   const messages = page.messages === undefined ? '' : `\n${messagesScript(page.messages)}`;
   const script =
     page.script === undefined ? '' : `\n<script type="module" src="${page.script}"></script>`;
-  const body = `<!doctype html>
-<html lang="${language.language}" dir="${language.dir}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<title>${page.title}</title>
+  const body = `${pageStart(language, page.title)}
 <style>${STYLE}</style>${messages}${script}${page.head === undefined ? '' : `\n${page.head}`}
 </head>
 <body>
