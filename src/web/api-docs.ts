@@ -9,13 +9,20 @@ import { BROWSER_REFUSALS, ErrorBody, keywordsOfRule, SOMETIMES } from '../http/
 import { documentLinkPages } from '../redirect/model.ts';
 import { VERSION } from '../version.ts';
 import { escapeHtml } from './html.ts';
-import { SECURITY_HEADERS } from './routes.ts';
+import { MANIFEST_PATH, SECURITY_HEADERS } from './routes.ts';
 
 export const SPEC_PATH = '/api/openapi.json';
 export const DOCS_PATH = '/api/docs';
 const OPENAPI_VERSION = '3.1.0';
-/** Routes the document leaves out: the web UI's page, assets and service worker, and the API's own docs. */
-export const UNDOCUMENTED_PATHS = ['/', '/sw.js', '/assets/:name', SPEC_PATH, DOCS_PATH];
+/** Routes the document leaves out: the web UI's page, assets, manifest and service worker, and the API's own docs. */
+export const UNDOCUMENTED_PATHS = [
+  '/',
+  '/sw.js',
+  '/assets/:name',
+  MANIFEST_PATH,
+  SPEC_PATH,
+  DOCS_PATH,
+];
 
 // biome-ignore lint/suspicious/noExplicitAny: an OpenAPI document is free-form JSON
 type Json = any;

@@ -34,6 +34,7 @@ const TYPES: Record<string, string> = {
 
 /** The web app manifest: served in the request's language (its description, lang and dir). */
 const MANIFEST = 'manifest.webmanifest';
+export const MANIFEST_PATH = `/assets/${MANIFEST}`;
 
 /** The service worker's source: served at /sw.js (its scope is where it is served), not under /assets/. */
 const SERVICE_WORKER = 'service-worker.js';
@@ -174,7 +175,7 @@ export function webRoutes({ mode, baseUrl, registration, domains }: WebRoutesOpt
       // Revalidated on every page load: a new kurz changes it (its cache's name).
       return serve(request, serviceWorker, 'no-cache');
     })
-    .get(`/assets/${MANIFEST}`, ({ request }) =>
+    .get(MANIFEST_PATH, ({ request }) =>
       serve(
         request,
         manifestOf(languageOf(request.headers)),

@@ -6,7 +6,15 @@
 // in the folder (through a wrapper: podman has no setting for it), and no default
 // ulimits (podman's would be refused by a sandbox that forbids raising them).
 
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { join, resolve } from 'node:path';
 import { run, tempDir } from './binary.ts';
 
@@ -34,6 +42,12 @@ export interface Podman {
 
 export function podmanInFolder(): Podman {
   const state = tempDir('kurz-podman-');
+  /**
+   * podman's runtime folder, where slirp4netns makes a socket named by a container's 64-hex
+   * id: directly under /tmp, as a socket's path must stay under 108 bytes (the run's own
+   * temporary folder is too deep for it).
+   */
+  let runtime = '';
   const madeHere = ['/var/lib/containers', BLOB_INFO_CACHE].filter((dir) => !existsSync(dir));
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
@@ -48,6 +62,7 @@ export function podmanInFolder(): Podman {
 
   function configure(): void {
     for (const dir of ['tmp', 'bin', 'runc', 'networks']) mkdirSync(join(state, dir));
+    runtime = mkdtempSync('/tmp/kurz-pod-');
     const runc = Bun.which('runc') ?? '/usr/sbin/runc';
     writeFileSync(
       join(state, 'bin', 'runc'),
@@ -64,7 +79,7 @@ default_ulimits = []
 cgroup_manager = "cgroupfs"
 events_logger = "file"
 events_logfile_path = "${join(state, 'events.log')}"
-tmp_dir = "${join(state, 'libpod')}"
+tmp_dir = "${runtime}"
 runtime = "runc"
 
 [engine.runtimes]
@@ -118,6 +133,7 @@ runroot = "${join(state, 'run')}"
         await podman.run('rmi', '--all', '--force');
       }
       rmSync(state, { recursive: true, force: true });
+      if (runtime !== '') rmSync(runtime, { recursive: true, force: true });
       for (const dir of madeHere.reverse()) rmSync(dir, { recursive: true, force: true });
     },
   };
