@@ -8,9 +8,8 @@
 
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { run } from './binary.ts';
 import { tempDir, track } from './cleanup.ts';
-import { freePort } from './proxies.ts';
+import { freePort, selfSignedCertificate } from './proxies.ts';
 
 export const PEBBLE = Bun.which('pebble');
 export const CHALLTESTSRV = Bun.which('pebble-challtestsrv');
@@ -39,34 +38,6 @@ export interface RunningPebble {
   stop(): Promise<void>;
 }
 
-async function listenCertificate(dir: string): Promise<{ cert: string; key: string }> {
-  const cert = join(dir, 'pebble-https.pem');
-  const key = join(dir, 'pebble-https.key');
-  const made = await run([
-    'openssl',
-    'req',
-    '-x509',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:prime256v1',
-    '-nodes',
-    '-days',
-    '2',
-    '-subj',
-    '/CN=localhost',
-    '-addext',
-    'subjectAltName=DNS:localhost,IP:127.0.0.1',
-    '-keyout',
-    key,
-    '-out',
-    cert,
-  ]);
-  if (made.code !== 0)
-    throw new Error(`openssl could not make Pebble's certificate: ${made.stderr}`);
-  return { cert, key };
-}
-
 /** Fetches `url` (over Pebble's HTTPS) until it answers 200 or the process ends. */
 async function waitFor(
   url: string,
@@ -93,7 +64,9 @@ async function waitFor(
 export async function startPebble(options: PebbleOptions): Promise<RunningPebble> {
   if (PEBBLE_MISSING !== undefined) throw new Error(PEBBLE_MISSING);
   const dir = tempDir('kurz-pebble-');
-  const { cert, key } = await listenCertificate(dir);
+  // Pebble's own HTTPS listener, on 127.0.0.1 by the name localhost.
+  const certificate = await selfSignedCertificate('localhost', '127.0.0.1');
+  const [cert, key] = [join(certificate, 'fullchain.pem'), join(certificate, 'privkey.pem')];
   const ca = await Bun.file(cert).text();
   const dnsPort = freePort();
   const challManagement = freePort();

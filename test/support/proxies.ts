@@ -121,9 +121,10 @@ export async function startCaddy(caddyfile: string, probe: string): Promise<Runn
 
 /**
  * A self-signed certificate for `name` (fullchain.pem and privkey.pem), as certbot lays
- * them out; the name is its subject and its subjectAltName, which TLS clients check.
+ * them out; the name is its subject and its subjectAltName, which TLS clients check, with
+ * `address` (an IP address) in the subjectAltName too when given.
  */
-export async function selfSignedCertificate(name: string): Promise<string> {
+export async function selfSignedCertificate(name: string, address?: string): Promise<string> {
   const dir = tempDir('kurz-cert-');
   const made = await run([
     'openssl',
@@ -139,7 +140,7 @@ export async function selfSignedCertificate(name: string): Promise<string> {
     '-subj',
     `/CN=${name}`,
     '-addext',
-    `subjectAltName=DNS:${name}`,
+    `subjectAltName=DNS:${name}${address === undefined ? '' : `,IP:${address}`}`,
     '-keyout',
     join(dir, 'privkey.pem'),
     '-out',
