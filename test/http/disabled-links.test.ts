@@ -8,7 +8,13 @@ import { openPostgres } from '../../src/store/postgres/postgres-store.ts';
 import { eventually } from '../support/binary.ts';
 import { atCleanUp } from '../support/cleanup.ts';
 import { freshSchemaUrl } from '../support/postgres.ts';
-import { ADMIN_TOKEN, type Reply, redirectOutcome, TestApp } from '../support/test-app.ts';
+import {
+  ADMIN_TOKEN,
+  moderatorOf,
+  type Reply,
+  redirectOutcome,
+  TestApp,
+} from '../support/test-app.ts';
 
 const MODES = ['accounts', 'open'] as const;
 const METRICS_TOKEN = 'm'.repeat(32);
@@ -20,21 +26,7 @@ async function setup(mode: (typeof MODES)[number]) {
   const app = await TestApp.init(mode, { adminToken: ADMIN_TOKEN, metricsToken: METRICS_TOKEN });
   const client = mode === 'accounts' ? await app.user() : app.anonymous();
   // The admin: an admin user in accounts mode, the operator's token in open mode.
-  const adminToken = mode === 'accounts' ? ((await app.admin()).token as string) : ADMIN_TOKEN;
-  const disable = async (code: string, reason?: string) => {
-    const reply = await app.post(
-      `/api/admin/links/${code}/disable`,
-      reason === undefined ? {} : { reason },
-      { token: adminToken },
-    );
-    expect(reply.status).toBe(200);
-  };
-  const enable = async (code: string) => {
-    const reply = await app.request('POST', `/api/admin/links/${code}/enable`, {
-      token: adminToken,
-    });
-    expect(reply.status).toBe(200);
-  };
+  const { token: adminToken, disable, enable } = await moderatorOf(app);
   const outcome = (name: string) => redirectOutcome(app, METRICS_TOKEN, name);
   return { app, client, adminToken, disable, enable, outcome };
 }

@@ -9,7 +9,14 @@ import { DEFAULT_RATE_LIMITS } from '../../src/config/config.ts';
 import { messagesScript } from '../../src/i18n/page-messages.ts';
 import { type Translator, translator } from '../../src/i18n/translate.ts';
 import { htmlPage } from '../../src/web/page-shell.ts';
-import { ADMIN_TOKEN, BASE_URL, PEER_HEADER, type Reply, TestApp } from '../support/test-app.ts';
+import {
+  ADMIN_TOKEN,
+  BASE_URL,
+  moderatorOf,
+  PEER_HEADER,
+  type Reply,
+  TestApp,
+} from '../support/test-app.ts';
 
 const MODES = ['accounts', 'open'] as const;
 const BROWSER = { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' };
@@ -130,15 +137,7 @@ async function setup(mode: (typeof MODES)[number], options: { days?: number } = 
     },
   });
   const client = mode === 'accounts' ? await app.user() : app.anonymous();
-  const adminToken = mode === 'accounts' ? ((await app.admin()).token as string) : ADMIN_TOKEN;
-  const disable = async (code: string, reason?: string) => {
-    const reply = await app.post(
-      `/api/admin/links/${code}/disable`,
-      reason === undefined ? {} : { reason },
-      { token: adminToken },
-    );
-    expect(reply.status).toBe(200);
-  };
+  const { disable } = await moderatorOf(app);
   return { app, client, disable };
 }
 

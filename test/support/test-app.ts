@@ -501,3 +501,26 @@ export async function redirectOutcome(
     .find((l) => l.startsWith(`kurz_redirects_total{outcome="${outcome}"}`));
   return Number(line?.split(' ').at(-1));
 }
+
+/**
+ * Who moderates `app` in its mode: an admin user in accounts mode, the operator's
+ * ADMIN_TOKEN in open mode (the app must be started with it). Its `disable` and `enable`
+ * of a link must answer 200, or the test fails with the answer.
+ */
+export async function moderatorOf(app: TestApp) {
+  const token = app.mode === 'accounts' ? ((await app.admin()).token as string) : ADMIN_TOKEN;
+  const succeeded = (reply: Reply, what: string) => {
+    if (reply.status !== 200) throw new Error(`${what} answered ${reply.status}: ${reply.text}`);
+  };
+  return {
+    token,
+    async disable(code: string, reason?: string) {
+      const path = `/api/admin/links/${code}/disable`;
+      succeeded(await app.post(path, reason === undefined ? {} : { reason }, { token }), path);
+    },
+    async enable(code: string) {
+      const path = `/api/admin/links/${code}/enable`;
+      succeeded(await app.request('POST', path, { token }), path);
+    },
+  };
+}
