@@ -5,35 +5,18 @@
 // domains (0005) keeps every link on the default domain.
 
 import { Database } from 'bun:sqlite';
-import { describe, expect, onTestFinished, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
 import { SQL } from 'bun';
 import { embeddedMigrations } from '../../src/store/embedded-migrations.ts';
 import { applyMigrations as migratePostgres } from '../../src/store/postgres/migrate.ts';
-import { openPostgres } from '../../src/store/postgres/postgres-store.ts';
 import { applyMigrations as migrateSqlite } from '../../src/store/sqlite/migrate.ts';
-import { openSqlite } from '../../src/store/sqlite/sqlite-store.ts';
 import type { Link, NewDomain, NewLink, Store } from '../../src/store/store.ts';
 import { eventually } from '../support/binary.ts';
-import { atCleanUp, tempDir } from '../support/cleanup.ts';
+import { tempDir } from '../support/cleanup.ts';
 import { click } from '../support/clicks.ts';
 import { freshDatabase, freshSchemaUrl } from '../support/postgres.ts';
-
-type Backend = 'sqlite' | 'postgres';
-
-async function open(backend: Backend, url?: string): Promise<Store> {
-  const store =
-    backend === 'sqlite'
-      ? openSqlite({ path: url ?? ':memory:', durability: 'normal' })
-      : await openPostgres({
-          url: url ?? (await freshSchemaUrl()),
-          pool: 2,
-          analyticsIntervalMs: 0,
-        });
-  onTestFinished(() => store.close());
-  atCleanUp(() => store.close());
-  return store;
-}
+import { testStore } from '../support/stores.ts';
 
 const domain = (host: string, extra: Partial<NewDomain> = {}): NewDomain => ({
   baseUrl: `https://${host}`,
@@ -61,7 +44,7 @@ async function make(store: Store, code: string, extra: Partial<NewLink> = {}): P
 
 describe.each(['sqlite', 'postgres'] as const)('domains and tags on %s', (backend) => {
   test('domains are added once per host, listed oldest first, changed and counted', async () => {
-    const store = await open(backend);
+    const store = await testStore(backend);
     const go = await store.createDomain(domain('go.example.com'));
     expect(typeof go?.id).toBe('number');
     expect({ ...go }).toMatchObject({ host: 'go.example.com', rootRedirect: null });
@@ -91,7 +74,7 @@ describe.each(['sqlite', 'postgres'] as const)('domains and tags on %s', (backen
   });
 
   test('a code is unique per domain: in one batch, across batches, and found by its domain', async () => {
-    const store = await open(backend);
+    const store = await testStore(backend);
     const go = (await store.createDomain(domain('go.example.com')))?.id as number;
     const results = await store.createLinks([
       link('promo', { originalUrl: 'https://default.example' }),
@@ -110,7 +93,7 @@ describe.each(['sqlite', 'postgres'] as const)('domains and tags on %s', (backen
   });
 
   test('tags are kept sorted, replaced whole by a change, and removed with their link', async () => {
-    const store = await open(backend);
+    const store = await testStore(backend);
     const made = await make(store, 't', { tags: ['spring', 'mail'] });
     expect((await store.findLinkDetail('t'))?.tags).toEqual(['mail', 'spring']);
     expect((await store.updateLink(made.id, { tags: ['zz', 'aa'] }))?.tags).toEqual(['aa', 'zz']);
@@ -130,7 +113,7 @@ describe.each(['sqlite', 'postgres'] as const)('domains and tags on %s', (backen
   });
 
   test('a domain with links is removed only with them, their clicks and tags too', async () => {
-    const store = await open(backend);
+    const store = await testStore(backend);
     const go = (await store.createDomain(domain('go.example.com')))?.id as number;
     const kept = await make(store, 'x');
     const gone = await make(store, 'x', { domainId: go, tags: ['t'] });
@@ -151,7 +134,7 @@ describe.each(['sqlite', 'postgres'] as const)('domains and tags on %s', (backen
 describe('PostgreSQL: several stores hear of domains and of links on them', () => {
   test('a link on a domain is told with its domain; a change to the domains is told to every store', async () => {
     const url = await freshSchemaUrl();
-    const [a, b] = [await open('postgres', url), await open('postgres', url)];
+    const [a, b] = [await testStore('postgres', url), await testStore('postgres', url)];
     const told: [string, number][] = [];
     b.watchLinks(
       (code, domainId) => told.push([code, domainId]),
@@ -197,10 +180,10 @@ describe('PostgreSQL: several stores hear of domains and of links on them', () =
 describe('SQLite: a tool changing the domains beside the server', () => {
   test('another connection adding a domain is heard through data_version', async () => {
     const path = join(tempDir(), 'kurz.db');
-    const server = await open('sqlite', path);
+    const server = await testStore('sqlite', path);
     let heard = 0;
     server.watchDomains(() => heard++);
-    const tool = await open('sqlite', path);
+    const tool = await testStore('sqlite', path);
     await tool.createDomain(domain('go.example.com'));
     await eventually(
       () => heard > 0,
@@ -228,14 +211,14 @@ describe.each(['sqlite', 'postgres'] as const)('migration 0006 (%s)', (engine) =
       migrateSqlite(db, earlier);
       for (const statement of OLD_LINKS) db.run(statement);
       db.close();
-      store = await open('sqlite', path);
+      store = await testStore('sqlite', path);
     } else {
       const url = await freshDatabase();
       const sql = new SQL(url, { max: 1 });
       await migratePostgres(sql, undefined, earlier);
       for (const statement of OLD_LINKS) await sql.unsafe(statement);
       await sql.close();
-      store = await open('postgres', url);
+      store = await testStore('postgres', url);
     }
     expect(await store.findLinkDetail('promo')).toMatchObject({ id: 1, domainId: 0, tags: [] });
     expect(

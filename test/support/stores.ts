@@ -11,15 +11,16 @@ import { freshSchemaUrl } from './postgres.ts';
 export type Backend = 'sqlite' | 'postgres';
 
 /**
- * A fresh store (SQLite in memory, or a PostgreSQL schema of its own, or the one `url`
- * names, to open a second instance on it), closed when its test ends (PostgreSQL allows
- * about a hundred connections in all, and the tests of the binary that run later need
- * their share) and at the run's clean-up.
+ * A fresh store (SQLite in memory, or a PostgreSQL schema of its own), or one on the
+ * database `url` names (a SQLite file's path, a PostgreSQL URL), to open a second
+ * instance on it; closed when its test ends (PostgreSQL allows about a hundred
+ * connections in all, and the tests of the binary that run later need their share) and
+ * at the run's clean-up.
  */
 export async function testStore(backend: Backend, url?: string): Promise<Store> {
   const store =
     backend === 'sqlite'
-      ? openSqlite({ path: ':memory:', durability: 'normal' })
+      ? openSqlite({ path: url ?? ':memory:', durability: 'normal' })
       : await openPostgres({
           url: url ?? (await freshSchemaUrl()),
           pool: 2,
