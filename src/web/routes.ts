@@ -70,6 +70,22 @@ function asset(name: string, body: string | Uint8Array): Asset {
 
 const GZIP = /\bgzip\b/;
 
+/** The Vary of an answer in the person's language (languageOf), as well as compressed. */
+const BY_LANGUAGE = 'cookie, accept-language, accept-encoding';
+
+/** An asset built for each language on first use, and kept. */
+function perLanguage(build: (language: Language) => Asset): (language: Language) => Asset {
+  const built = new Map<Language, Asset>();
+  return (language) => {
+    let made = built.get(language);
+    if (made === undefined) {
+      made = build(language);
+      built.set(language, made);
+    }
+    return made;
+  };
+}
+
 /**
  * index.html with each `<!-- part: name.html -->` line replaced by that file: the page's
  * dialogs and sections live in files of their own, each short enough to read whole.
@@ -104,39 +120,26 @@ export function webRoutes({ mode, baseUrl, registration, domains }: WebRoutesOpt
   const serviceWorker = shellWorker(assets);
   // The page carries the mode, registration and base URL in meta tags, and is built once per
   // language on first use (the base URL may depend on the port bound).
-  const pages = new Map<Language, Asset>();
-  const indexPage = (language: Language) => {
-    let page = pages.get(language);
-    if (page === undefined) {
-      const html = withParts(ASSETS['index.html'] ?? '')
-        .replaceAll('%KURZ_MODE%', escapeHtml(mode))
-        .replaceAll('%KURZ_REGISTRATION%', escapeHtml(registration))
-        .replaceAll('%KURZ_BASE_URL%', escapeHtml(baseUrl()));
-      page = asset('index.html', translatePage(html, translator(language)));
-      pages.set(language, page);
-    }
-    return page;
-  };
-
+  const indexPage = perLanguage((language) => {
+    const html = withParts(ASSETS['index.html'] ?? '')
+      .replaceAll('%KURZ_MODE%', escapeHtml(mode))
+      .replaceAll('%KURZ_REGISTRATION%', escapeHtml(registration))
+      .replaceAll('%KURZ_BASE_URL%', escapeHtml(baseUrl()));
+    return asset('index.html', translatePage(html, translator(language)));
+  });
   // The installed app's manifest, its description in the person's language (the page links
-  // it with credentials, so the chooser's cookie comes along), built once per language.
-  const manifests = new Map<Language, Asset>();
-  const manifestOf = (language: Language) => {
-    let manifest = manifests.get(language);
-    if (manifest === undefined) {
-      const { t, dir } = translator(language);
-      const fields = JSON.parse(ASSETS[MANIFEST] ?? '{}') as Record<string, unknown>;
-      const translated = {
-        ...fields,
-        lang: language,
-        dir,
-        description: t('app.manifest.description'),
-      };
-      manifest = asset(MANIFEST, `${JSON.stringify(translated, null, 2)}\n`);
-      manifests.set(language, manifest);
-    }
-    return manifest;
-  };
+  // it with credentials, so the chooser's cookie comes along).
+  const manifestOf = perLanguage((language) => {
+    const { t, dir } = translator(language);
+    const fields = JSON.parse(ASSETS[MANIFEST] ?? '{}') as Record<string, unknown>;
+    const translated = {
+      ...fields,
+      lang: language,
+      dir,
+      description: t('app.manifest.description'),
+    };
+    return asset(MANIFEST, `${JSON.stringify(translated, null, 2)}\n`);
+  });
 
   const serve = (request: Request, file: Asset, cacheControl: string, vary = 'accept-encoding') => {
     const headers: Record<string, string> = {
@@ -168,7 +171,7 @@ export function webRoutes({ mode, baseUrl, registration, domains }: WebRoutesOpt
       }
       // In the person's language: the chooser's cookie, else Accept-Language, else English.
       const page = indexPage(languageOf(request.headers));
-      return serve(request, page, 'no-cache', 'cookie, accept-language, accept-encoding');
+      return serve(request, page, 'no-cache', BY_LANGUAGE);
     })
     .get('/sw.js', ({ request }) => {
       // A path with a dot is never a short code ([A-Za-z0-9_-]), so /sw.js takes none.
@@ -180,7 +183,7 @@ export function webRoutes({ mode, baseUrl, registration, domains }: WebRoutesOpt
         request,
         manifestOf(languageOf(request.headers)),
         'public, max-age=300, must-revalidate',
-        'cookie, accept-language, accept-encoding',
+        BY_LANGUAGE,
       ),
     )
     .get('/assets/:name', ({ params, request }) => {
